@@ -1,0 +1,38 @@
+// agent-deploy: one binary, one subcommand per job. Each subcommand lives in its own
+// module under ./commands and is loaded only when run, so `agent-deploy operator`
+// does not load the emulator's HTTP server and vice versa.
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { runCli } from './run.ts';
+
+interface SubcommandModule {
+  /** Builds the subcommand; its own options and help live with it. */
+  command(): Command;
+}
+
+const subcommands: Record<string, { summary: string; load: () => Promise<SubcommandModule> }> = {
+  crds: { summary: 'print the CustomResourceDefinitions (or --check crds/ is current)', load: () => import('./commands/crds.ts') },
+};
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+const program = new Command('agent-deploy')
+  .description('Run agent deployments on the Deployment and Authorization Service from Kubernetes custom resources.')
+  .version(version, '-v, --version')
+  .helpCommand(false);
+for (const [name, { summary, load }] of Object.entries(subcommands)) {
+  program
+    .command(name)
+    .description(summary)
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (_opts: unknown, cmd: Command) => {
+      const sub = (await load()).command().name(`agent-deploy ${name}`);
+      await sub.parseAsync(cmd.args, { from: 'user' });
+    });
+}
+
+await runCli(() => program.parseAsync(process.argv));
