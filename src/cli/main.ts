@@ -12,6 +12,7 @@ interface SubcommandModule {
 
 const subcommands: Record<string, { summary: string; load: () => Promise<SubcommandModule> }> = {
   crds: { summary: 'print the CustomResourceDefinitions (or --check crds/ is current)', load: () => import('./commands/crds.ts') },
+  emulator: { summary: 'run a local emulator of the service', load: () => import('./commands/emulator.ts') },
 };
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {

@@ -1,0 +1,55 @@
+// The emulator's own surface under /_emulator (no API key; not part of the service interface):
+// state dump with call counts, faults, reset to the seed, call-counter reset, and moving the clock.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { EmulatorConfig } from './config.ts';
+import { FaultConfigSchema } from './faults.ts';
+import { clock, createState, purgeDeleted, type State } from './store.ts';
+import { parseBody } from './validate.ts';
+import { deploymentView, revisionViews } from './views.ts';
+
+const ClockRequest = z.strictObject({ advance_ms: z.number().int().nonnegative() });
+
+function stateDump(state: State, config: EmulatorConfig, now: number) {
+  return {
+    deployments: [...state.deployments.values()].map((d) => ({
+      ...deploymentView(d, config, now),
+      revisions: revisionViews(d, config, now),
+    })),
+    tracing_projects: state.tracingProjects,
+    listeners: [...state.listeners.values()],
+    connections: state.connections,
+    tokens: [...state.tokens.values()],
+    calls: Object.fromEntries(state.calls),
+    faults: state.faults,
+    now: new Date(now).toISOString(),
+  };
+}
+
+export function registerAdmin(app: FastifyInstance, state: State, config: EmulatorConfig): void {
+  app.get('/_emulator/state', async () => {
+    const now = clock(state);
+    purgeDeleted(state, now, config.stepMs);
+    return stateDump(state, config, now);
+  });
+  app.post('/_emulator/faults', async (req) => {
+    state.faults = parseBody(FaultConfigSchema, req.body);
+    return state.faults;
+  });
+  app.delete('/_emulator/faults', async (_req, reply) => {
+    state.faults = null;
+    return reply.code(204).send();
+  });
+  app.post('/_emulator/reset', async (_req, reply) => {
+    Object.assign(state, createState(state.seed));
+    return reply.code(204).send();
+  });
+  app.post('/_emulator/calls/reset', async (_req, reply) => {
+    state.calls.clear();
+    return reply.code(204).send();
+  });
+  app.post('/_emulator/clock', async (req) => {
+    state.clockOffsetMs += parseBody(ClockRequest, req.body).advance_ms;
+    return { now: new Date(clock(state)).toISOString() };
+  });
+}
