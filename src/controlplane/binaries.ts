@@ -1,12 +1,13 @@
 // Locates kube-apiserver and etcd, building them from the Go module proxy on first use
 // (src/controlplane/build.sh; cached by version under ~/.cache/agent-deploy/controlplane).
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-export const kubernetesVersion = process.env.K8S_VERSION ?? 'v1.32.13';
+export const kubernetesVersion =
+  process.env.K8S_VERSION ?? readFileSync(new URL('./kubernetes-version', import.meta.url), 'utf8').trim();
 
 export interface Binaries {
   kubeApiserver: string;

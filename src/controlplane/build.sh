@@ -8,21 +8,23 @@
 # so both binaries agree on grpc and friends.
 #
 # Output: $AGENT_DEPLOY_CONTROLPLANE_DIR (default ~/.cache/agent-deploy/controlplane/<version>)/bin/{kube-apiserver,etcd}
+# (and kubectl, with AGENT_DEPLOY_BUILD_KUBECTL=1, for machines that have none). The version is in ./kubernetes-version.
 set -euo pipefail
 
-K8S_VERSION=${K8S_VERSION:-v1.32.13}
+K8S_VERSION=${K8S_VERSION:-$(cat "$(dirname "$0")/kubernetes-version")}
 cache_root=${XDG_CACHE_HOME:-$HOME/.cache}/agent-deploy/controlplane
 dir=${AGENT_DEPLOY_CONTROLPLANE_DIR:-$cache_root/$K8S_VERSION}
 bin=$dir/bin
 
-if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/etcd" ]; then
+want_kubectl=${AGENT_DEPLOY_BUILD_KUBECTL:-0}
+if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/etcd" ] && { [ "$want_kubectl" = 0 ] || [ -x "$bin/kubectl" ]; }; then
   echo "control plane $K8S_VERSION: cached in $bin"
   exit 0
 fi
 command -v go >/dev/null || { echo "go is required to build kube-apiserver and etcd (install Go >= 1.23: https://go.dev/dl or apt-get install golang)" >&2; exit 1; }
 
 src=$dir/src
-rm -rf "$src" && mkdir -p "$src/kube-apiserver" "$src/etcd" "$bin"
+rm -rf "$src" && mkdir -p "$src/kube-apiserver" "$src/etcd" "$src/kubectl" "$bin"
 cd "$src"
 
 echo "control plane $K8S_VERSION: resolving modules (first run only)"
@@ -60,6 +62,27 @@ func main() {
 }
 GO
 
+cat > kubectl/main.go <<'GO'
+// kubectl of the same release, for machines that have none.
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	"k8s.io/kubectl/pkg/cmd"
+	"k8s.io/kubectl/pkg/cmd/util"
+)
+
+func main() {
+	command := cmd.NewDefaultKubectlCommand()
+	if err := cli.RunNoErrOutput(command); err != nil {
+		util.CheckErr(err)
+	}
+	os.Exit(0)
+}
+GO
+
 cat > etcd/main.go <<'GO'
 // etcd server at the version the required Kubernetes release depends on.
 package main
@@ -82,5 +105,8 @@ echo "control plane $K8S_VERSION: building kube-apiserver and etcd (about 5 minu
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
 go build -trimpath -ldflags "$ldflags" -o "$bin/etcd.tmp" ./etcd
 go build -trimpath -ldflags "$ldflags" -o "$bin/kube-apiserver.tmp" ./kube-apiserver
+if [ "$want_kubectl" != 0 ]; then
+  go build -trimpath -ldflags "$ldflags" -o "$bin/kubectl.tmp" ./kubectl && mv "$bin/kubectl.tmp" "$bin/kubectl"
+fi
 mv "$bin/etcd.tmp" "$bin/etcd" && mv "$bin/kube-apiserver.tmp" "$bin/kube-apiserver"
 echo "control plane $K8S_VERSION: built into $bin"

@@ -10,11 +10,23 @@ const timestamp = z.iso.datetime({ offset: true });
 const uuid = z.uuid();
 
 // §1, §2.1
-export const sources = ['codehost', 'external_docker', 'internal_docker', 'internal_source', 'internal_template'] as const;
+export const sources = [
+  'codehost',
+  'external_docker',
+  'internal_docker',
+  'internal_source',
+  'internal_template',
+] as const;
 export const Source = z.enum(sources);
 export type Source = z.infer<typeof Source>;
 
-export const deploymentStatuses = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
+export const deploymentStatuses = [
+  'AWAITING_DATABASE',
+  'READY',
+  'UNUSED',
+  'AWAITING_DELETE',
+  'UNKNOWN',
+] as const;
 export const DeploymentStatus = z.enum(deploymentStatuses);
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
 
@@ -84,7 +96,9 @@ export const Container = z.looseObject({
   restartPolicy: z.string().optional(),
   command: z.array(z.string()).optional(),
   args: z.array(z.string()).optional(),
-  env: z.array(z.looseObject({ name: z.string(), value: z.string().optional(), valueFrom: anyObject.optional() })).optional(),
+  env: z
+    .array(z.looseObject({ name: z.string(), value: z.string().optional(), valueFrom: anyObject.optional() }))
+    .optional(),
   envFrom: z.array(anyObject).optional(),
   resources: z.looseObject({ limits: anyObject.optional(), requests: anyObject.optional() }).optional(),
   volumeMounts: z.array(VolumeMount).optional(),
@@ -183,7 +197,10 @@ const sourceRevisionConfigShape = {
   image_uri: z.string().nullish(),
   source_tarball_path: z.string().nullish(),
 };
-export const SourceRevisionConfig = z.looseObject({ ...sourceRevisionConfigShape, repo_commit_sha: z.string().nullish() });
+export const SourceRevisionConfig = z.looseObject({
+  ...sourceRevisionConfigShape,
+  repo_commit_sha: z.string().nullish(),
+});
 /** In requests repo_commit_sha is absent (§2.1). */
 export const SourceRevisionConfigInput = z.strictObject(sourceRevisionConfigShape);
 export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
@@ -193,7 +210,11 @@ export type SourceRevisionConfigInput = z.infer<typeof SourceRevisionConfigInput
 export const Secret = z.looseObject({ name: z.string(), value: z.string() });
 export const SecretInput = z.strictObject({ name: z.string().min(1), value: z.string() });
 export type Secret = z.infer<typeof Secret>;
-export const SecretReference = z.looseObject({ name: z.string(), secret_name: z.string(), secret_key: z.string() });
+export const SecretReference = z.looseObject({
+  name: z.string(),
+  secret_name: z.string(),
+  secret_key: z.string(),
+});
 export const SecretReferenceInput = z.strictObject({
   name: z.string().min(1),
   secret_name: z.string().min(1),

@@ -1,0 +1,295 @@
+// Typed client of the Deployment and Authorization Service: one method per endpoint of the interface
+// (§4.1–§4.12) plus the real service's extras the operator uses. A faithful 1:1 of the wire: requests
+// and responses are the wire shapes of wire.ts; responses are validated, unknown fields kept.
+import { z } from 'zod';
+import { type CallOptions, type CallSpec, Transport, type TransportOptions } from './transport.ts';
+import {
+  AgentConnection,
+  type ConnectAgentRequest,
+  type CreateDeploymentRequest,
+  type CreateListenerRequest,
+  Deployment,
+  Integration,
+  type ListDeploymentsQuery,
+  Listener,
+  type ListRevisionsQuery,
+  OAuthProvider,
+  OAuthToken,
+  Page,
+  type PageQuery,
+  type PatchDeploymentRequest,
+  type PatchListenerRequest,
+  Repository,
+  Revision,
+  type UpdateTokenMetadataRequest,
+} from './wire.ts';
+
+export type { CallOptions, CallRecord, Timeouts } from './transport.ts';
+export type ServiceClientOptions = TransportOptions;
+
+const DeploymentPage = Page(Deployment);
+const RevisionPage = Page(Revision);
+const ListenerPage = Page(Listener);
+const Providers = z.array(OAuthProvider);
+const Integrations = z.array(Integration);
+const Repositories = z.array(Repository);
+
+/** Page size of the walking helpers: the interface's maximum, so a walk takes the fewest calls. */
+const walkLimit = 100;
+
+export class ServiceClient {
+  readonly #transport: Transport;
+
+  constructor(options: ServiceClientOptions) {
+    this.#transport = new Transport(options);
+  }
+
+  /** Closes the connection pool once calls in flight are done. */
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
+  #call<T>(spec: CallSpec<T>, options?: CallOptions): Promise<T> {
+    return this.#transport.call(spec, options);
+  }
+
+  // §4.1
+  updateTokenMetadata(tokenId: string, body: UpdateTokenMetadataRequest, options?: CallOptions) {
+    return this.#call(
+      {
+        method: 'PATCH',
+        template: '/v2/auth/tokens/{token_id}/metadata',
+        params: { token_id: tokenId },
+        body,
+        response: OAuthToken,
+      },
+      options,
+    );
+  }
+
+  // §4.2
+  listProviders(options?: CallOptions) {
+    return this.#call({ method: 'GET', template: '/v2/auth/providers', response: Providers }, options);
+  }
+
+  // §4.3
+  listRepos(integrationId: string, options?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        template: '/v1/integrations/codehost/{integration_id}/repos',
+        params: { integration_id: integrationId },
+        response: Repositories,
+      },
+      options,
+    );
+  }
+
+  // §4.4
+  listHostedRepos(integrationId: string, options?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        template: '/v1/integrations/hosted/codehost/{integration_id}/repos',
+        params: { integration_id: integrationId },
+        response: Repositories,
+      },
+      options,
+    );
+  }
+
+  // §4.5
+  connectAgent(agentId: string, body: ConnectAgentRequest, options?: CallOptions) {
+    return this.#call(
+      {
+        method: 'POST',
+        template: '/v2/auth/agents/{agent_id}/connections',
+        params: { agent_id: agentId },
+        body,
+        response: AgentConnection,
+      },
+      options,
+    );
+  }
+
+  // §4.6
+  createDeployment(body: CreateDeploymentRequest, options?: CallOptions) {
+    return this.#call({ method: 'POST', template: '/v2/deployments', body, response: Deployment }, options);
+  }
+
+  // §4.7
+  listIntegrations(options?: CallOptions) {
+    return this.#call(
+      { method: 'GET', template: '/v1/integrations/codehost/install', response: Integrations },
+      options,
+    );
+  }
+
+  // §4.8
+  patchDeployment(deploymentId: string, body: PatchDeploymentRequest, options?: CallOptions) {
+    return this.#call(
+      {
+        method: 'PATCH',
+        template: '/v2/deployments/{deployment_id}',
+        params: { deployment_id: deploymentId },
+        body,
+        response: Deployment,
+      },
+      options,
+    );
+  }
+
+  /** Real-service extra: 204 on success; a 404 is a ServiceError with `isNotFound`. */
+  async deleteDeployment(deploymentId: string, options?: CallOptions): Promise<void> {
+    await this.#call(
+      {
+        method: 'DELETE',
+        template: '/v2/deployments/{deployment_id}',
+        params: { deployment_id: deploymentId },
+        response: undefined,
+      },
+      options,
+    );
+  }
+
+  // §4.9
+  listRevisions(
+    deploymentId: string,
+    query: ListRevisionsQuery = {},
+    options?: CallOptions,
+  ): Promise<Page<Revision>> {
+    return this.#call(
+      {
+        method: 'GET',
+        template: '/v2/deployments/{deployment_id}/revisions',
+        params: { deployment_id: deploymentId },
+        query: { ...query },
+        response: RevisionPage,
+      },
+      options,
+    );
+  }
+
+  // §4.10
+  listDeployments(query: ListDeploymentsQuery = {}, options?: CallOptions): Promise<Page<Deployment>> {
+    return this.#call(
+      { method: 'GET', template: '/v2/deployments', query: { ...query }, response: DeploymentPage },
+      options,
+    );
+  }
+
+  // §4.11
+  listListeners(query: PageQuery = {}, options?: CallOptions): Promise<Page<Listener>> {
+    return this.#call(
+      { method: 'GET', template: '/v2/listeners', query: { ...query }, response: ListenerPage },
+      options,
+    );
+  }
+
+  // §4.12
+  getListener(listenerId: string, options?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        template: '/v2/listeners/{listener_id}',
+        params: { listener_id: listenerId },
+        response: Listener,
+      },
+      options,
+    );
+  }
+
+  /** Real-service extra: registers a listener (a plan without listener management answers 403). */
+  createListener(body: CreateListenerRequest, options?: CallOptions) {
+    return this.#call({ method: 'POST', template: '/v2/listeners', body, response: Listener }, options);
+  }
+
+  /** Real-service extra: sets compute_config (compute_type and compute_id cannot change). */
+  patchListener(listenerId: string, body: PatchListenerRequest, options?: CallOptions) {
+    return this.#call(
+      {
+        method: 'PATCH',
+        template: '/v2/listeners/{listener_id}',
+        params: { listener_id: listenerId },
+        body,
+        response: Listener,
+      },
+      options,
+    );
+  }
+
+  /** Real-service extra: 204 on success; a 404 is a ServiceError with `isNotFound`. */
+  async deleteListener(listenerId: string, options?: CallOptions): Promise<void> {
+    await this.#call(
+      {
+        method: 'DELETE',
+        template: '/v2/listeners/{listener_id}',
+        params: { listener_id: listenerId },
+        response: undefined,
+      },
+      options,
+    );
+  }
+
+  // Walking helpers: every item across offset pages, in the service's order.
+
+  iterateDeployments(query: Omit<ListDeploymentsQuery, 'offset'> = {}, options?: CallOptions) {
+    return walk((offset, limit) => this.listDeployments({ ...query, offset, limit }, options), query.limit);
+  }
+
+  iterateRevisions(
+    deploymentId: string,
+    query: Omit<ListRevisionsQuery, 'offset'> = {},
+    options?: CallOptions,
+  ) {
+    return walk(
+      (offset, limit) => this.listRevisions(deploymentId, { ...query, offset, limit }, options),
+      query.limit,
+    );
+  }
+
+  iterateListeners(query: Omit<PageQuery, 'offset'> = {}, options?: CallOptions) {
+    return walk((offset, limit) => this.listListeners({ offset, limit }, options), query.limit);
+  }
+
+  listAllDeployments(query: Omit<ListDeploymentsQuery, 'offset'> = {}, options?: CallOptions) {
+    return collect(this.iterateDeployments(query, options));
+  }
+
+  listAllRevisions(
+    deploymentId: string,
+    query: Omit<ListRevisionsQuery, 'offset'> = {},
+    options?: CallOptions,
+  ) {
+    return collect(this.iterateRevisions(deploymentId, query, options));
+  }
+
+  listAllListeners(query: Omit<PageQuery, 'offset'> = {}, options?: CallOptions) {
+    return collect(this.iterateListeners(query, options));
+  }
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/**
+ * Walks offset pages until one holds fewer than `limit` items. The next offset is the page's `offset`
+ * (§2.14: "pass it as the offset of the next request"), but never less than the items seen so far: a
+ * service that echoes the request's offset instead still advances, and one that sends a stale offset
+ * cannot make the walk loop.
+ */
+export async function* walk<T>(
+  fetchPage: (offset: number, limit: number) => Promise<Page<T>>,
+  limit: number = walkLimit,
+): AsyncGenerator<T, void, undefined> {
+  let offset = 0;
+  for (;;) {
+    const page = await fetchPage(offset, limit);
+    yield* page.resources;
+    if (page.resources.length < limit) return;
+    offset = Math.max(page.offset, offset + page.resources.length);
+  }
+}

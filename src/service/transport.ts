@@ -1,0 +1,268 @@
+// One call to the service over undici: auth headers, timeouts, bounded retries, response validation.
+// The API key lives in a private field and is only ever put in the request headers.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import {
+  contractIssues,
+  parseErrorBody,
+  ServiceContractError,
+  ServiceError,
+  type ServiceErrorInit,
+} from './errors.ts';
+import {
+  defaultRetryPolicy,
+  networkCode,
+  networkRetryable,
+  networkTransient,
+  parseRetryAfter,
+  type RetryPolicy,
+  retryDelay,
+  statusRetryable,
+  statusTransient,
+} from './retry.ts';
+
+export interface Timeouts {
+  /** Establishing a TCP (and TLS) connection. */
+  connectMs: number;
+  /** From sending the request to the complete response headers. */
+  headersMs: number;
+  /** Between two chunks of the response body. */
+  bodyMs: number;
+}
+
+export const defaultTimeouts: Timeouts = { connectMs: 5_000, headersMs: 30_000, bodyMs: 30_000 };
+
+/** One attempt, as seen by metrics. */
+export interface CallRecord {
+  method: string;
+  /** Endpoint template, e.g. `GET /v2/deployments/{deployment_id}/revisions`. */
+  endpoint: string;
+  status: number | 'error';
+  durationMs: number;
+  /** 1 for the first attempt of a call, 2 for its first retry, … */
+  attempt: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  tenantId?: string | undefined;
+  connections?: number | undefined;
+  timeouts?: Partial<Timeouts> | undefined;
+  retry?: Partial<RetryPolicy> | undefined;
+  onCall?: ((call: CallRecord) => void) | undefined;
+  /** Send through this dispatcher instead of an own keep-alive pool; the caller closes it. */
+  dispatcher?: Dispatcher | undefined;
+}
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type QueryValue = string | number | boolean | readonly string[] | null | undefined;
+
+export interface CallSpec<T> {
+  method: Method;
+  /** Path template, e.g. `/v2/deployments/{deployment_id}`. */
+  template: string;
+  /** Path parameters, filled into the template (URI-encoded). */
+  params?: Record<string, string>;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** Schema of a success body; undefined when the success response carries none (204). */
+  response: z.ZodType<T> | undefined;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+}
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: ServiceError; retryNow: boolean };
+
+/** Query string with lists comma-joined (as §4.9/§4.10 ask) and absent values left out. */
+export function encodeQuery(query: Record<string, QueryValue> | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    params.append(key, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+export function fillTemplate(template: string, params: Record<string, string> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`missing path parameter ${name} for ${template}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** Origin and path prefix of a base URL: `https://host/api/` → `https://host`, `/api`. */
+export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string } {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`service base URL must be http(s), got ${url.protocol}`);
+  }
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+export class Transport {
+  readonly #origin: string;
+  readonly #prefix: string;
+  readonly #apiKey: string;
+  readonly #headers: Record<string, string>;
+  readonly #timeouts: Timeouts;
+  readonly #retry: RetryPolicy;
+  readonly #onCall: ((call: CallRecord) => void) | undefined;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: TransportOptions) {
+    const { origin, prefix } = splitBaseUrl(options.baseUrl);
+    this.#origin = origin;
+    this.#prefix = prefix;
+    this.#apiKey = options.apiKey;
+    this.#headers = { 'x-api-key': options.apiKey, accept: 'application/json' };
+    if (options.tenantId) this.#headers['x-tenant-id'] = options.tenantId;
+    this.#timeouts = { ...defaultTimeouts, ...options.timeouts };
+    this.#retry = { ...defaultRetryPolicy, ...options.retry };
+    this.#onCall = options.onCall;
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connections: options.connections ?? 16,
+        connect: { timeout: this.#timeouts.connectMs },
+        headersTimeout: this.#timeouts.headersMs,
+        bodyTimeout: this.#timeouts.bodyMs,
+      });
+  }
+
+  /** Closes the own pool (waiting for calls in flight); an injected dispatcher is left to its owner. */
+  close(): Promise<void> {
+    if (!this.#ownsDispatcher) return Promise.resolve();
+    this.#closing ??= this.#dispatcher.close();
+    return this.#closing;
+  }
+
+  async call<T>(spec: CallSpec<T>, options: CallOptions = {}): Promise<T> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    const deadline = performance.now() + this.#retry.maxElapsedMs;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.#attempt(spec, attempt, deadline, signal);
+      if (outcome.ok) return outcome.value;
+      const { error } = outcome;
+      if (!outcome.retryNow || attempt >= this.#retry.maxAttempts) throw error;
+      const delay = retryDelay(this.#retry, attempt, error.retryAfterMs);
+      // Bounded in time: a wait that would end past the budget is not started.
+      if (performance.now() + delay >= deadline) throw error;
+      try {
+        await sleep(delay, undefined, { signal });
+      } catch (e) {
+        throw signal?.aborted ? signal.reason : e;
+      }
+    }
+  }
+
+  async #attempt<T>(
+    spec: CallSpec<T>,
+    attempt: number,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Outcome<T>> {
+    const path = fillTemplate(spec.template, spec.params);
+    const endpoint = `${spec.method} ${spec.template}`;
+    const budget = AbortSignal.timeout(Math.max(1, Math.ceil(deadline - performance.now())));
+    const headers = { ...this.#headers };
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      body = JSON.stringify(spec.body);
+      headers['content-type'] = 'application/json';
+    }
+    const started = performance.now();
+    const record = (status: number | 'error') =>
+      this.#onCall?.({
+        method: spec.method,
+        endpoint,
+        status,
+        durationMs: performance.now() - started,
+        attempt,
+      });
+    const fail = (init: Omit<ServiceErrorInit, 'endpoint' | 'path' | 'attempts'>) =>
+      new ServiceError({ ...init, endpoint, path, attempts: attempt });
+
+    let status: number;
+    let statusText: string;
+    let text: string;
+    let retryAfter: string | string[] | undefined;
+    try {
+      const res = await this.#dispatcher.request({
+        origin: this.#origin,
+        path: `${this.#prefix}${path}${encodeQuery(spec.query)}`,
+        method: spec.method,
+        headers,
+        body,
+        signal: signal ? AbortSignal.any([signal, budget]) : budget,
+        headersTimeout: this.#timeouts.headersMs,
+        bodyTimeout: this.#timeouts.bodyMs,
+      });
+      status = res.statusCode;
+      statusText = res.statusText;
+      retryAfter = res.headers['retry-after'];
+      text = await res.body.text();
+    } catch (e) {
+      record('error');
+      if (signal?.aborted) throw signal.reason;
+      if (budget.aborted) {
+        const detail = `no complete response within the ${this.#retry.maxElapsedMs} ms budget`;
+        return { ok: false, retryNow: false, error: fail({ status: undefined, detail, retryable: true }) };
+      }
+      const code = networkCode(e) ?? (e as { code?: unknown }).code;
+      const message = e instanceof Error ? e.message : String(e);
+      const detail = this.#redact(typeof code === 'string' ? `${code}: ${message}` : message);
+      return {
+        ok: false,
+        retryNow: networkRetryable(spec.method, e),
+        error: fail({ status: undefined, detail, retryable: networkTransient(e), cause: e }),
+      };
+    }
+    record(status);
+
+    if (status < 200 || status >= 300) {
+      const parsed = parseErrorBody(text, statusText);
+      return {
+        ok: false,
+        retryNow: statusRetryable(spec.method, status),
+        error: fail({
+          status,
+          detail: this.#redact(parsed.detail),
+          issues: parsed.issues,
+          retryable: statusTransient(status),
+          retryAfterMs: parseRetryAfter(retryAfter),
+        }),
+      };
+    }
+    if (spec.response === undefined) return { ok: true, value: undefined as T };
+
+    const contractError = (issues: { path: string; message: string }[]) => ({
+      ok: false as const,
+      retryNow: false,
+      error: new ServiceContractError({ status, endpoint, path, attempts: attempt, contractIssues: issues }),
+    });
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return contractError([{ path: '(body)', message: 'not JSON' }]);
+    }
+    const parsed = spec.response.safeParse(json);
+    if (!parsed.success) return contractError(contractIssues(parsed.error));
+    return { ok: true, value: parsed.data };
+  }
+
+  /** The service might echo a credential back in an error text; it never reaches our messages. */
+  #redact(text: string): string {
+    return this.#apiKey === '' ? text : text.replaceAll(this.#apiKey, '[redacted]');
+  }
+}

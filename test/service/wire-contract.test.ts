@@ -1,0 +1,194 @@
+// What the client puts on the wire (URL, query, headers, body) and how it judges what comes back,
+// against a real HTTP server on 127.0.0.1 that answers whatever the test wants.
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CallRecord, ServiceClient, walk } from '../../src/service/client.ts';
+import { ServiceContractError } from '../../src/service/errors.ts';
+import { type HttpStub, json, listenerBody, type StubHandler, startStub } from './http-stub.ts';
+
+let stub: HttpStub | undefined;
+let client: ServiceClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await stub?.close();
+});
+
+async function setup(handler: StubHandler, baseSuffix = '', tenantId?: string) {
+  stub = await startStub(handler);
+  const calls: CallRecord[] = [];
+  client = new ServiceClient({
+    baseUrl: `${stub.url}${baseSuffix}`,
+    apiKey: 'key-1',
+    tenantId,
+    onCall: (c) => calls.push(c),
+  });
+  return { stub, client, calls };
+}
+
+describe('requests', () => {
+  it('sends the auth headers, the path prefix and a JSON body', async () => {
+    const { stub, client } = await setup((_req, res) => json(res, 201, listenerBody), '/api/', 'tenant-9');
+    await client.createListener({
+      compute_type: 'k8s',
+      compute_id: 'c',
+      compute_config: { k8s_namespaces: [] },
+    });
+    const [req] = stub.requests;
+    expect(req!.url).toBe('/api/v2/listeners');
+    expect(req!.headers['x-api-key']).toBe('key-1');
+    expect(req!.headers['x-tenant-id']).toBe('tenant-9');
+    expect(req!.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(req!.body)).toEqual({
+      compute_type: 'k8s',
+      compute_id: 'c',
+      compute_config: { k8s_namespaces: [] },
+    });
+  });
+
+  it('leaves out the tenant header when no tenant is given, and the body on a GET', async () => {
+    const { stub, client } = await setup((_req, res) => json(res, 200, []));
+    await client.listProviders();
+    expect(stub.requests[0]!.headers['x-tenant-id']).toBeUndefined();
+    expect(stub.requests[0]!.headers['content-type']).toBeUndefined();
+    expect(stub.requests[0]!.body).toBe('');
+  });
+
+  it('encodes query lists comma-joined, booleans as words, and path parameters escaped', async () => {
+    const { stub, client } = await setup((_req, res) => json(res, 200, { resources: [], offset: 0 }));
+    await client.listDeployments({
+      limit: 5,
+      deployment_ids: ['a', 'b'],
+      remote_reconciled: false,
+      name_contains: 'x y',
+      status: undefined,
+    });
+    await client.listRevisions('a/b', { status: ['BUILDING', 'DEPLOYING'] });
+    const first = new URL(stub.requests[0]!.url, stub.url);
+    expect(first.pathname).toBe('/v2/deployments');
+    expect(Object.fromEntries(first.searchParams)).toEqual({
+      limit: '5',
+      deployment_ids: 'a,b',
+      remote_reconciled: 'false',
+      name_contains: 'x y',
+    });
+    const second = new URL(stub.requests[1]!.url, stub.url);
+    expect(second.pathname).toBe('/v2/deployments/a%2Fb/revisions');
+    expect(second.searchParams.get('status')).toBe('BUILDING,DEPLOYING');
+  });
+});
+
+describe('responses', () => {
+  it('keeps fields the interface does not know', async () => {
+    const { client } = await setup((_req, res) => json(res, 200, { ...listenerBody, region: 'eu-1' }));
+    const listener = await client.getListener(listenerBody.id);
+    expect(listener.region).toBe('eu-1');
+  });
+
+  it('fills the documented defaults of an OAuth provider', async () => {
+    const provider = {
+      id: 'p',
+      organization_id: 'o',
+      provider_id: 'github',
+      name: 'GitHub',
+      client_id: 'c',
+      auth_url: 'https://a',
+      token_url: 'https://t',
+      uses_pkce: false,
+      code_challenge_method: null,
+      created_at: '2025-01-01T00:00:00Z',
+      updated_at: '2025-01-01T00:00:00Z',
+    };
+    const { client } = await setup((_req, res) => json(res, 200, [provider]));
+    const [got] = await client.listProviders();
+    expect(got!.token_endpoint_auth_method).toBe('client_secret_post');
+    expect(got!.is_dynamic_client).toBe(false);
+  });
+
+  it('turns a body that breaks the contract into a ServiceContractError naming endpoint and field', async () => {
+    const bad = { ...listenerBody, id: 'not-a-uuid', compute_config: { k8s_namespaces: 'default' } };
+    const { stub, client } = await setup((_req, res) =>
+      json(res, 200, { resources: [listenerBody, bad], offset: 2 }),
+    );
+    const error = await client.listListeners().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceContractError);
+    const contract = error as ServiceContractError;
+    expect(contract.endpoint).toBe('GET /v2/listeners');
+    expect(contract.contractIssues.map((i) => i.path).sort()).toEqual([
+      'resources[1].compute_config.k8s_namespaces',
+      'resources[1].id',
+    ]);
+    expect(contract.message).toContain('GET /v2/listeners');
+    expect(contract.message).toContain('resources[1].id');
+    expect(contract.retryable).toBe(false);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('names a missing field and an unknown enum value', async () => {
+    const { version: _dropped, ...noVersion } = listenerBody;
+    const { client } = await setup((req, res) =>
+      req.url.startsWith('/v2/listeners')
+        ? json(res, 200, noVersion)
+        : json(res, 200, { resources: [{ id: listenerBody.id, status: 'EXPLODED' }], offset: 1 }),
+    );
+    await expect(client.getListener(listenerBody.id)).rejects.toThrow(
+      /GET \/v2\/listeners\/\{listener_id\}.*version/,
+    );
+    const error = (await client.listRevisions('d').catch((e: unknown) => e)) as ServiceContractError;
+    expect(error.contractIssues.map((i) => i.path)).toContain('resources[0].status');
+  });
+
+  it('treats a success body that is not JSON as a contract error', async () => {
+    const { client } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>login</html>');
+    });
+    const error = (await client.listIntegrations().catch((e: unknown) => e)) as ServiceContractError;
+    expect(error).toBeInstanceOf(ServiceContractError);
+    expect(error.contractIssues).toEqual([{ path: '(body)', message: 'not JSON' }]);
+  });
+
+  it('accepts an empty 204 on delete', async () => {
+    const { stub, client, calls } = await setup((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    await expect(client.deleteListener(listenerBody.id)).resolves.toBeUndefined();
+    expect(stub.requests[0]!.method).toBe('DELETE');
+    expect(calls).toMatchObject([{ endpoint: 'DELETE /v2/listeners/{listener_id}', status: 204 }]);
+  });
+});
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe('walking pages', () => {
+  const items = Array.from({ length: 7 }, (_, i) => i);
+
+  it('follows the offset the service returns and stops on a short page', async () => {
+    const asked: number[] = [];
+    const seen = await collect(
+      walk(async (offset, limit) => {
+        asked.push(offset);
+        const resources = items.slice(offset, offset + limit);
+        return { resources, offset: offset + resources.length };
+      }, 3),
+    );
+    expect(seen).toEqual(items);
+    expect(asked).toEqual([0, 3, 6]);
+  });
+
+  it('still advances when the service echoes the request offset', async () => {
+    const asked: number[] = [];
+    const seen = await collect(
+      walk(async (offset, limit) => {
+        asked.push(offset);
+        return { resources: items.slice(offset, offset + limit), offset };
+      }, 7),
+    );
+    expect(seen).toEqual(items);
+    // A full last page costs one more call that comes back empty.
+    expect(asked).toEqual([0, 7]);
+  });
+});
