@@ -15,7 +15,7 @@ const SeedIntegration = z.strictObject({
   id: z.uuid(),
   installation_id: z.number().int(),
   name: z.string(),
-  /** Managed integrations answer on /v1/integrations/hosted/codehost/{id}/repos and are not in the install list. */
+  /** Managed integrations answer on /v1/integrations/hosted/codehost/{id}/repos (the install list shows them too). */
   managed: z.boolean().default(false),
   repos: z.array(z.strictObject({ ...Repository.shape, host_integration_id: z.uuid().optional() })),
 });

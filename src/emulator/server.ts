@@ -151,10 +151,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         api.route({
           method: route.method,
           url: route.path.replaceAll(/\{(\w+)\}/g, ':$1'),
-          onRequest: async (req, reply) => {
+          onRequest: async () => {
             state.calls.set(template, (state.calls.get(template) ?? 0) + 1);
-            return applyFaults(state, template, req, reply);
           },
+          // After the body has arrived: a request the client fully sent is processed even if the
+          // client goes away during injected latency, as a real server would.
+          preHandler: (req, reply) => applyFaults(state, template, req, reply),
           handler: async (req, reply) => {
             const caller = authenticate(state.seed, req.headers);
             const params = req.params as Record<string, string>;

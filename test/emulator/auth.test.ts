@@ -103,10 +103,11 @@ describe('agent connections', () => {
 });
 
 describe('code-host integrations', () => {
-  it('lists installed integrations and the repos of each kind on its own path', async () => {
+  it('lists every integration, and the repos of each kind on its own path', async () => {
     const install = await t.api.get('/v1/integrations/codehost/install');
     expect(install.body.map((i: unknown) => Integration.parse(i))).toEqual([
       { id: ids.installedIntegration, installation_id: 1001, name: 'acme' },
+      { id: ids.managedIntegration, installation_id: 2001, name: 'hosted-acme' },
     ]);
     const repos = await t.api.get(`/v1/integrations/codehost/${ids.installedIntegration}/repos`);
     expect(repos.body.map((r: unknown) => Repository.parse(r).url)).toEqual([

@@ -81,10 +81,13 @@ describe('§4.2 list OAuth providers', () => {
 });
 
 describe('§4.7, §4.3, §4.4 code-host integrations and repositories', () => {
-  it('lists installed integrations and the repositories of each kind', async () => {
+  it('lists the integrations and the repositories of each kind', async () => {
     const c = client();
     const integrations = await c.listIntegrations();
-    expect(integrations).toEqual([{ id: ids.installedIntegration, installation_id: 1001, name: 'acme' }]);
+    expect(integrations).toEqual([
+      { id: ids.installedIntegration, installation_id: 1001, name: 'acme' },
+      { id: ids.managedIntegration, installation_id: 2001, name: 'hosted-acme' },
+    ]);
     const repos = await c.listRepos(ids.installedIntegration);
     expect(repos.map((r) => r.url)).toContain('https://github.com/acme/support-agent');
     expect(repos.every((r) => r.host_integration_id === ids.installedIntegration)).toBe(true);

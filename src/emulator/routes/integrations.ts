@@ -22,7 +22,7 @@ export const integrationRoutes: Route[] = [
     method: 'GET',
     path: '/v1/integrations/codehost/install',
     handle({ state }) {
-      return ok(state.seed.integrations.filter((i) => !i.managed).map(installItem));
+      return ok(state.seed.integrations.map(installItem));
     },
   },
   {
