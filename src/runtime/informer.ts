@@ -1,0 +1,342 @@
+// A list + watch cache of one resource type, per namespace (or all namespaces).
+//
+// Each scope (a namespace, or the whole cluster) runs one loop: paginated list → watch from the
+// list's resourceVersion with bookmarks → on a clean end re-watch from the last version seen; on
+// 410 Gone relist and diff against the cache (so handlers see exactly the adds, updates and deletes
+// they missed); on errors back off and retry. A watchdog restarts a watch that has delivered nothing
+// (not even a bookmark, which the apiserver sends about once a minute) for `staleAfterMs`: the
+// known failure of watches is to stop silently. A periodic relist re-delivers every object as an
+// update (a resync), which keeps level-triggered controllers honest.
+import type { Logger } from 'pino';
+import { exponentialDelayMs, jittered } from './backoff.ts';
+import { sleep } from './clock.ts';
+import {
+  isGone,
+  type KubeClient,
+  type KubeError,
+  type KubeObject,
+  type ListPage,
+  objectKey,
+  type ResourceRef,
+  type WatchEvent,
+} from './kube.ts';
+
+/** Where the informer reads from (client-go's ListerWatcher). */
+export interface ListerWatcher<T extends KubeObject> {
+  /** A full list (all pages) of one scope; `namespace` undefined means all namespaces. */
+  list(namespace: string | undefined, signal: AbortSignal): Promise<ListPage<T>>;
+  watch(
+    namespace: string | undefined,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<WatchEvent<T>>>;
+}
+
+export function resourceListerWatcher<T extends KubeObject>(
+  client: KubeClient,
+  resource: ResourceRef,
+  options: { labelSelector?: string; pageSize?: number } = {},
+): ListerWatcher<T> {
+  const { labelSelector, pageSize } = options;
+  return {
+    list: (namespace, signal) => client.listAll<T>(resource, { namespace, labelSelector, pageSize, signal }),
+    watch: (namespace, resourceVersion, timeoutSeconds, signal) =>
+      client.watch<T>(resource, { namespace, labelSelector, resourceVersion, timeoutSeconds, signal }),
+  };
+}
+
+export interface InformerHandlers<T> {
+  onAdd?(obj: T): void;
+  /** Also called on each periodic resync, with `oldObj` and `newObj` at the same resourceVersion. */
+  onUpdate?(oldObj: T, newObj: T): void;
+  /** With the last state the informer knew. */
+  onDelete?(obj: T): void;
+}
+
+export interface InformerOptions {
+  /** Namespaces to watch, each with its own list+watch; undefined means all namespaces. */
+  namespaces?: string[];
+  /** Periodic relist + resync (default 10 min; 0 disables). */
+  resyncMs?: number;
+  /** A watch silent this long is restarted (default 3 min: three missed bookmarks). */
+  staleAfterMs?: number;
+  /** Server-side watch timeout: a random value in [t, 2t) seconds, as client-go does (default 300). */
+  watchTimeoutSeconds?: number;
+  /** Reconnect backoff after errors (default 500 ms doubling to 30 s, jittered). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  logger?: Logger;
+  /** Names this informer in logs. */
+  name?: string;
+}
+
+export interface InformerStats {
+  lists: number;
+  watches: number;
+  /** Watches restarted by the watchdog for silence. */
+  staleRestarts: number;
+  /** Relists caused by 410 Gone. */
+  goneRelists: number;
+}
+
+/** The events a relist implies, given what the cache held for the same scope. */
+export function diffRelist<T extends KubeObject>(
+  cached: ReadonlyMap<string, T>,
+  fresh: readonly T[],
+): { added: T[]; updated: Array<[T, T]>; unchanged: Array<[T, T]>; deleted: T[] } {
+  const added: T[] = [];
+  const updated: Array<[T, T]> = [];
+  const unchanged: Array<[T, T]> = [];
+  const seen = new Set<string>();
+  for (const obj of fresh) {
+    const key = objectKey(obj);
+    seen.add(key);
+    const old = cached.get(key);
+    if (!old) added.push(obj);
+    else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) updated.push([old, obj]);
+    else unchanged.push([old, obj]);
+  }
+  const deleted = [...cached].filter(([key]) => !seen.has(key)).map(([, obj]) => obj);
+  return { added, updated, unchanged, deleted };
+}
+
+type WatchEnd = 'closed' | 'gone' | 'stale' | 'resync' | 'stopped';
+
+interface Scope {
+  namespace: string | undefined;
+  resourceVersion: string;
+  synced: boolean;
+  lastActivity: number;
+  nextResyncAt: number;
+}
+
+export class Informer<T extends KubeObject> {
+  readonly #source: ListerWatcher<T>;
+  readonly #cache = new Map<string, T>();
+  readonly #handlers: InformerHandlers<T>[] = [];
+  readonly #scopes: Scope[];
+  readonly #resyncMs: number;
+  readonly #staleAfterMs: number;
+  readonly #watchTimeoutSeconds: number;
+  readonly #backoffBaseMs: number;
+  readonly #backoffMaxMs: number;
+  readonly #log: Logger | undefined;
+  readonly #stop = new AbortController();
+  readonly #stats: InformerStats = { lists: 0, watches: 0, staleRestarts: 0, goneRelists: 0 };
+  #loops: Promise<void>[] | undefined;
+  readonly #syncWaiters: Array<() => void> = [];
+
+  constructor(source: ListerWatcher<T>, options: InformerOptions = {}) {
+    this.#source = source;
+    this.#resyncMs = options.resyncMs ?? 600_000;
+    this.#staleAfterMs = options.staleAfterMs ?? 180_000;
+    this.#watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300;
+    this.#backoffBaseMs = options.backoffBaseMs ?? 500;
+    this.#backoffMaxMs = options.backoffMaxMs ?? 30_000;
+    this.#log = options.logger?.child({ informer: options.name });
+    const namespaces = options.namespaces ?? [undefined];
+    this.#scopes = namespaces.map((namespace) => ({
+      namespace,
+      resourceVersion: '',
+      synced: false,
+      lastActivity: Date.now(),
+      nextResyncAt: Number.POSITIVE_INFINITY,
+    }));
+  }
+
+  /** Registers handlers; objects already cached are replayed to them as adds. */
+  addHandlers(handlers: InformerHandlers<T>): void {
+    this.#handlers.push(handlers);
+    for (const obj of this.#cache.values()) this.#call(handlers, 'onAdd', obj);
+  }
+
+  /** Starts every scope's loop; calling it again does nothing. */
+  start(): void {
+    if (this.#loops || this.#stop.signal.aborted) return;
+    for (const scope of this.#scopes) scope.lastActivity = Date.now();
+    this.#loops = this.#scopes.map((scope) => this.#run(scope));
+  }
+
+  /** Stops every watch and loop; resolves when no request of this informer is left open. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    for (const resolve of this.#syncWaiters.splice(0)) resolve();
+    await Promise.all(this.#loops ?? []);
+  }
+
+  hasSynced(): boolean {
+    return this.#scopes.every((s) => s.synced);
+  }
+
+  /** Resolves once every scope has listed (or the informer stops). */
+  waitForSync(): Promise<void> {
+    if (this.hasSynced() || this.#stop.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => this.#syncWaiters.push(resolve));
+  }
+
+  /** The last sign of life (list, watch opened, event or bookmark) of the quietest scope, in ms since epoch. */
+  lastEventAt(): number {
+    return Math.min(...this.#scopes.map((s) => s.lastActivity));
+  }
+
+  /**
+   * True when a scope has shown no sign of life for twice `staleAfterMs`: the watchdog already
+   * restarted its watch once and that did not help. For /healthz.
+   */
+  isStale(now = Date.now()): boolean {
+    return this.#loops !== undefined && now - this.lastEventAt() > 2 * this.#staleAfterMs;
+  }
+
+  get(key: string): T | undefined {
+    return this.#cache.get(key);
+  }
+
+  list(): T[] {
+    return [...this.#cache.values()];
+  }
+
+  stats(): Readonly<InformerStats> {
+    return { ...this.#stats };
+  }
+
+  async #run(scope: Scope): Promise<void> {
+    const signal = this.#stop.signal;
+    let list: 'initial' | 'gone' | 'resync' | undefined = 'initial';
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        if (list) {
+          await this.#relist(scope, list === 'resync', signal);
+          list = undefined;
+        }
+        const started = Date.now();
+        const end = await this.#watch(scope, signal);
+        if (end === 'gone') this.#stats.goneRelists++;
+        if (end === 'stale') this.#stats.staleRestarts++;
+        if (end === 'gone' || end === 'resync') list = end;
+        // A watch the server ends at once, again and again, must not become a hot loop.
+        if (end === 'closed' && Date.now() - started < 1000) await this.#backoff(failures++, signal);
+        else failures = 0;
+      } catch (err) {
+        if (signal.aborted) break;
+        if (isGone(err)) {
+          this.#stats.goneRelists++;
+          list = 'gone';
+          continue;
+        }
+        this.#log?.warn(
+          { namespace: scope.namespace, err: (err as Error).message },
+          'list/watch failed; retrying',
+        );
+        await this.#backoff(failures++, signal);
+      }
+    }
+  }
+
+  #backoff(failures: number, signal: AbortSignal): Promise<void> {
+    return sleep(jittered(exponentialDelayMs(failures, this.#backoffBaseMs, this.#backoffMaxMs)), signal);
+  }
+
+  async #relist(scope: Scope, resync: boolean, signal: AbortSignal): Promise<void> {
+    const page = await this.#source.list(scope.namespace, signal);
+    if (signal.aborted) return;
+    this.#stats.lists++;
+    const inScope = new Map([...this.#cache].filter(([, obj]) => this.#inScope(scope, obj)));
+    const diff = diffRelist(inScope, page.items);
+    for (const obj of diff.deleted) {
+      this.#cache.delete(objectKey(obj));
+      this.#emit('onDelete', obj);
+    }
+    for (const obj of diff.added) {
+      this.#cache.set(objectKey(obj), obj);
+      this.#emit('onAdd', obj);
+    }
+    for (const [old, obj] of [...diff.updated, ...(resync ? diff.unchanged : [])]) {
+      this.#cache.set(objectKey(obj), obj);
+      this.#emit('onUpdate', old, obj);
+    }
+    scope.resourceVersion = page.resourceVersion;
+    scope.lastActivity = Date.now();
+    scope.nextResyncAt = this.#resyncMs > 0 ? Date.now() + this.#resyncMs : Number.POSITIVE_INFINITY;
+    if (!scope.synced) {
+      scope.synced = true;
+      if (this.hasSynced()) for (const resolve of this.#syncWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** One watch, until the server ends it, it fails, it goes silent, a resync is due, or stop. */
+  async #watch(scope: Scope, stop: AbortSignal): Promise<WatchEnd> {
+    const abort = new AbortController();
+    let end: WatchEnd = 'closed';
+    const finish = (why: WatchEnd) => {
+      end = why;
+      abort.abort();
+    };
+    const onStop = () => finish('stopped');
+    stop.addEventListener('abort', onStop, { once: true });
+    const tick = Math.max(50, Math.min(1000, this.#staleAfterMs / 4));
+    const watchdog = setInterval(() => {
+      const now = Date.now();
+      if (now - scope.lastActivity > this.#staleAfterMs) {
+        this.#log?.warn(
+          { namespace: scope.namespace, silentMs: now - scope.lastActivity },
+          'watch silent; restarting',
+        );
+        finish('stale');
+      } else if (now >= scope.nextResyncAt) finish('resync');
+    }, tick);
+    try {
+      const timeout = Math.round(this.#watchTimeoutSeconds * (1 + Math.random()));
+      const events = await this.#source.watch(scope.namespace, scope.resourceVersion, timeout, abort.signal);
+      this.#stats.watches++;
+      scope.lastActivity = Date.now();
+      for await (const event of events) {
+        scope.lastActivity = Date.now();
+        if (event.type === 'ERROR') {
+          if (isGone(event.error)) return 'gone';
+          throw event.error as KubeError;
+        }
+        scope.resourceVersion = event.object.metadata.resourceVersion ?? scope.resourceVersion;
+        if (event.type !== 'BOOKMARK') this.#apply(event.type, event.object);
+      }
+      return end;
+    } finally {
+      clearInterval(watchdog);
+      stop.removeEventListener('abort', onStop);
+      abort.abort();
+    }
+  }
+
+  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
+    const key = objectKey(obj);
+    const old = this.#cache.get(key);
+    if (type === 'DELETED') {
+      this.#cache.delete(key);
+      this.#emit('onDelete', obj);
+      return;
+    }
+    this.#cache.set(key, obj);
+    if (old) this.#emit('onUpdate', old, obj);
+    else this.#emit('onAdd', obj);
+  }
+
+  #inScope(scope: Scope, obj: T): boolean {
+    return scope.namespace === undefined || obj.metadata.namespace === scope.namespace;
+  }
+
+  #emit(kind: 'onAdd' | 'onDelete', obj: T): void;
+  #emit(kind: 'onUpdate', old: T, obj: T): void;
+  #emit(kind: keyof InformerHandlers<T>, a: T, b?: T): void {
+    for (const handlers of this.#handlers) this.#call(handlers, kind, a, b);
+  }
+
+  #call(handlers: InformerHandlers<T>, kind: keyof InformerHandlers<T>, a: T, b?: T): void {
+    try {
+      if (kind === 'onUpdate') handlers.onUpdate?.(a, b!);
+      else handlers[kind]?.(a);
+    } catch (err) {
+      this.#log?.error({ err: (err as Error).message, key: objectKey(b ?? a) }, `${kind} handler failed`);
+    }
+  }
+}

@@ -1,0 +1,568 @@
+// A narrow Kubernetes client for controllers: any resource by {group, version, plural, namespaced}.
+//
+// Why raw HTTP over undici rather than client-node's typed APIs (CustomObjectsApi, CoreV1Api, ...):
+// - in client-node 2.0.1 every typed call goes through `applySecurityAuthentication`, which builds a
+//   new undici Agent (connection pool) per request and never closes it: sockets and TLS handshakes
+//   pile up under a controller's request rate;
+// - its Watch hides the HTTP status of a failed watch and swallows unparsable lines, and its model
+//   serializer drops fields it has no name for (e.g. `x-kubernetes-*` on CRDs, unknown CR fields);
+// - merge-patch vs JSON-patch content types need per-call middleware there.
+// So the KubeConfig stays the source of truth for server, TLS and credentials (loadFromFile /
+// loadFromCluster / loadFromDefault, exec and token-file auth), but requests go through one pooled
+// undici Agent that close() releases. `applyToHTTPSOptions` is called per request because it is the
+// public way to get fresh credentials (it refreshes rotated service-account tokens and exec plugins).
+import { randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
+
+export interface ResourceRef {
+  /** '' for the core group. */
+  group: string;
+  version: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  generateName?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: Array<Record<string, unknown>>;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+/** A failed API call, from the apiserver's Status object. */
+export class KubeError extends Error {
+  readonly status: number;
+  readonly reason: string;
+  readonly details: unknown;
+
+  constructor(status: number, reason: string, message: string, details?: unknown) {
+    super(message);
+    this.name = 'KubeError';
+    this.status = status;
+    this.reason = reason;
+    this.details = details;
+  }
+}
+
+export const isNotFound = (err: unknown): boolean => err instanceof KubeError && err.status === 404;
+export const isConflict = (err: unknown): boolean => err instanceof KubeError && err.status === 409;
+/** 410: the resourceVersion (or continue token) is too old; relist. */
+export const isGone = (err: unknown): boolean => err instanceof KubeError && err.status === 410;
+
+export type WatchEvent<T> =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
+  /** Only metadata.resourceVersion is meaningful. */
+  | { type: 'BOOKMARK'; object: KubeObject }
+  | { type: 'ERROR'; error: KubeError };
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  signal?: AbortSignal;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+export interface WatchOptions extends ListOptions {
+  resourceVersion: string;
+  /** Asks the server to end the watch after this long (clean end; the caller re-watches). */
+  timeoutSeconds?: number;
+  signal?: AbortSignal;
+}
+
+export interface WriteOptions {
+  /** Optimistic concurrency: the write fails with 409 Conflict unless the object still has this version. */
+  resourceVersion?: string;
+  fieldManager?: string;
+}
+
+export type JsonPatchOp =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string };
+
+export interface Secret extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
+export interface Lease extends KubeObject {
+  spec: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+export const SECRETS: ResourceRef = { group: '', version: 'v1', plural: 'secrets', namespaced: true };
+export const CONFIGMAPS: ResourceRef = { group: '', version: 'v1', plural: 'configmaps', namespaced: true };
+export const EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events', namespaced: true };
+export const LEASES: ResourceRef = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  plural: 'leases',
+  namespaced: true,
+};
+
+/** `namespace/name`, or `name` for cluster-scoped objects: the key of caches and queues. */
+export function objectKey(obj: KubeObject): string {
+  return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
+}
+
+export function splitKey(key: string): { namespace?: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+export function resourcePath(res: ResourceRef, namespace?: string, name?: string, sub?: string): string {
+  const base = res.group === '' ? `/api/${res.version}` : `/apis/${res.group}/${res.version}`;
+  const ns = res.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  const obj = name ? `/${encodeURIComponent(name)}` : '';
+  return `${base}${ns}/${res.plural}${obj}${sub ? `/${sub}` : ''}`;
+}
+
+/** Maps an error response (a Status object, or anything else) to a KubeError. */
+export function statusError(httpStatus: number, body: string): KubeError {
+  try {
+    const status = JSON.parse(body) as {
+      code?: number;
+      reason?: string;
+      message?: string;
+      details?: unknown;
+    };
+    return new KubeError(
+      status.code ?? httpStatus,
+      status.reason ?? '',
+      status.message ?? body,
+      status.details,
+    );
+  } catch {
+    return new KubeError(httpStatus, '', body.slice(0, 500) || `HTTP ${httpStatus}`);
+  }
+}
+
+export interface InvolvedObject {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** A core/v1 Event (shown by `kubectl describe`) about `involved`. */
+export function buildEvent(
+  involved: InvolvedObject,
+  event: { type: 'Normal' | 'Warning'; reason: string; message: string; action?: string },
+  component: string,
+  now: Date,
+): KubeObject & Record<string, unknown> {
+  const time = now.toISOString();
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    // Named like client-go's recorder: the object's name and a unique time-based suffix.
+    metadata: { name: `${involved.name}.${eventSuffix(now)}`, namespace: involved.namespace ?? 'default' },
+    involvedObject: involved,
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+    action: event.action ?? event.reason,
+    source: { component },
+    reportingComponent: component,
+    reportingInstance: component,
+    firstTimestamp: time,
+    lastTimestamp: time,
+    eventTime: null,
+    count: 1,
+  };
+}
+
+export interface KubeClientOptions {
+  /** Per-request timeout for everything but watches (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Page size of listAll (default 500). */
+  pageSize?: number;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export class KubeClient {
+  readonly #kc: KubeConfig;
+  readonly #server: string;
+  /** The pool for short requests. */
+  readonly #dispatcher: Dispatcher;
+  /**
+   * Each watch gets its own connection, destroyed when the watch ends: a watch that went silent
+   * must not leave its dead socket in the pool (undici reuses a socket after an aborted request),
+   * and a long-lived stream must not hold a pooled connection.
+   */
+  readonly #newDispatcher: () => Dispatcher;
+  readonly #watchDispatchers = new Set<Dispatcher>();
+  readonly #timeoutMs: number;
+  readonly #pageSize: number;
+  #openWatches = 0;
+
+  static async fromKubeConfig(kc: KubeConfig, options: KubeClientOptions = {}): Promise<KubeClient> {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    const tls: Record<string, unknown> = {};
+    await kc.applyToHTTPSOptions(tls);
+    const connect = {
+      ca: tls.ca,
+      cert: tls.cert,
+      key: tls.key,
+      servername: tls.servername,
+      ...(tls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+      keepAlive: true,
+      keepAliveInitialDelay: 30_000,
+    } as Record<string, unknown>;
+    const newDispatcher = (): Dispatcher =>
+      cluster.proxyUrl
+        ? new ProxyAgent({ uri: cluster.proxyUrl, requestTls: connect })
+        : new Agent({ connect });
+    return new KubeClient(kc, cluster.server.replace(/\/+$/, ''), newDispatcher, options);
+  }
+
+  private constructor(
+    kc: KubeConfig,
+    server: string,
+    newDispatcher: () => Dispatcher,
+    options: KubeClientOptions,
+  ) {
+    this.#kc = kc;
+    this.#server = server;
+    this.#newDispatcher = newDispatcher;
+    this.#dispatcher = newDispatcher();
+    this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#pageSize = options.pageSize ?? 500;
+  }
+
+  /** Watches whose HTTP stream is open right now. */
+  get openWatches(): number {
+    return this.#openWatches;
+  }
+
+  /** Closes every pooled connection; the client is unusable afterwards. */
+  async close(): Promise<void> {
+    await Promise.all([this.#dispatcher, ...this.#watchDispatchers].map((d) => d.destroy()));
+  }
+
+  async get<T extends KubeObject>(res: ResourceRef, name: string, namespace?: string): Promise<T> {
+    return this.#json<T>('GET', resourcePath(res, namespace, name));
+  }
+
+  /** One page of a list. */
+  async list<T extends KubeObject>(
+    res: ResourceRef,
+    options: ListOptions & { limit?: number; continue?: string } = {},
+  ): Promise<ListPage<T>> {
+    const query = new URLSearchParams();
+    if (options.labelSelector) query.set('labelSelector', options.labelSelector);
+    if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+    if (options.limit) query.set('limit', String(options.limit));
+    if (options.continue) query.set('continue', options.continue);
+    const body = await this.#json<{ items: T[]; metadata: { resourceVersion: string; continue?: string } }>(
+      'GET',
+      `${resourcePath(res, options.namespace)}?${query}`,
+      undefined,
+      undefined,
+      options.signal,
+    );
+    return {
+      items: body.items ?? [],
+      resourceVersion: body.metadata.resourceVersion,
+      continue: body.metadata.continue || undefined,
+    };
+  }
+
+  /**
+   * Every page of a list, consistent at one resourceVersion. An expired continue token (410 while
+   * paging a large list) restarts the list once from the first page.
+   */
+  async listAll<T extends KubeObject>(
+    res: ResourceRef,
+    options: ListOptions & { pageSize?: number } = {},
+  ): Promise<ListPage<T>> {
+    const limit = options.pageSize ?? this.#pageSize;
+    for (let attempt = 0; ; attempt++) {
+      const items: T[] = [];
+      let page: ListPage<T> | undefined;
+      try {
+        do {
+          page = await this.list<T>(res, { ...options, limit, continue: page?.continue });
+          items.push(...page.items);
+        } while (page.continue);
+        return { items, resourceVersion: page.resourceVersion };
+      } catch (err) {
+        if (!(isGone(err) && page?.continue && attempt === 0)) throw err;
+      }
+    }
+  }
+
+  /**
+   * Opens a watch from `resourceVersion` with bookmarks; resolves once the server accepted it (a
+   * refused request throws KubeError). The stream ends when the server closes it or `signal`
+   * aborts; an error inside the stream (e.g. 410 Gone for a too-old resourceVersion) arrives as an
+   * ERROR event. Iterate the stream to the end (or break out of it) so its connection is released.
+   */
+  async watch<T extends KubeObject>(
+    res: ResourceRef,
+    options: WatchOptions,
+  ): Promise<AsyncIterable<WatchEvent<T>>> {
+    const query = new URLSearchParams({
+      watch: 'true',
+      allowWatchBookmarks: 'true',
+      resourceVersion: options.resourceVersion,
+    });
+    if (options.labelSelector) query.set('labelSelector', options.labelSelector);
+    if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+    if (options.timeoutSeconds) query.set('timeoutSeconds', String(options.timeoutSeconds));
+    const dispatcher = this.#newDispatcher();
+    this.#watchDispatchers.add(dispatcher);
+    const release = () => {
+      this.#watchDispatchers.delete(dispatcher);
+      dispatcher.destroy().catch(() => {});
+    };
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(`${this.#server}${resourcePath(res, options.namespace)}?${query}`, {
+        method: 'GET',
+        headers: await this.#headers(),
+        dispatcher,
+        signal: options.signal,
+        headersTimeout: this.#timeoutMs,
+        // Silence detection is the caller's (the informer's watchdog); the server ends watches itself.
+        bodyTimeout: 0,
+      });
+    } catch (err) {
+      release();
+      if (options.signal?.aborted) return noEvents();
+      throw err;
+    }
+    if (response.statusCode !== 200) {
+      const text = await response.body.text();
+      release();
+      throw statusError(response.statusCode, text);
+    }
+    return this.#events<T>(response.body, options.signal, release);
+  }
+
+  async *#events<T extends KubeObject>(
+    body: Dispatcher.ResponseData['body'],
+    signal: AbortSignal | undefined,
+    release: () => void,
+  ): AsyncGenerator<WatchEvent<T>> {
+    this.#openWatches++;
+    try {
+      for await (const line of lines(body)) {
+        const event = JSON.parse(line) as { type: string; object: T & Record<string, unknown> };
+        if (event.type === 'ERROR') {
+          const s = event.object as { code?: number; reason?: string; message?: string; details?: unknown };
+          yield {
+            type: 'ERROR',
+            error: new KubeError(s.code ?? 500, s.reason ?? '', s.message ?? '', s.details),
+          };
+        } else {
+          yield event as WatchEvent<T>;
+        }
+      }
+    } catch (err) {
+      if (!signal?.aborted) throw err;
+    } finally {
+      this.#openWatches--;
+      body.destroy();
+      release();
+    }
+  }
+
+  async create<T extends KubeObject>(res: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+    const path = resourcePath(res, obj.metadata.namespace);
+    return this.#json<T>('POST', withQuery(path, options), obj);
+  }
+
+  /** PUT of the whole object; its metadata.resourceVersion makes it conditional. */
+  async update<T extends KubeObject>(res: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+    const path = resourcePath(res, obj.metadata.namespace, obj.metadata.name);
+    return this.#json<T>('PUT', withQuery(path, options), obj);
+  }
+
+  /** PUT of the status subresource. */
+  async updateStatus<T extends KubeObject>(res: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+    const path = resourcePath(res, obj.metadata.namespace, obj.metadata.name, 'status');
+    return this.#json<T>('PUT', withQuery(path, options), obj);
+  }
+
+  /** RFC 7386 merge patch; with `resourceVersion` it fails with 409 if the object moved on. */
+  async mergePatch<T extends KubeObject>(
+    res: ResourceRef,
+    name: string,
+    namespace: string | undefined,
+    patch: Record<string, unknown>,
+    options: WriteOptions & { subresource?: 'status' } = {},
+  ): Promise<T> {
+    const body = options.resourceVersion ? withResourceVersion(patch, options.resourceVersion) : patch;
+    const path = resourcePath(res, namespace, name, options.subresource);
+    return this.#json<T>('PATCH', withQuery(path, options), body, 'application/merge-patch+json');
+  }
+
+  /**
+   * RFC 6902 JSON patch; with `resourceVersion` it fails with 409 if the object moved on (the
+   * version is written into the patched object, which the apiserver treats as a precondition).
+   */
+  async jsonPatch<T extends KubeObject>(
+    res: ResourceRef,
+    name: string,
+    namespace: string | undefined,
+    ops: JsonPatchOp[],
+    options: WriteOptions & { subresource?: 'status' } = {},
+  ): Promise<T> {
+    const body = options.resourceVersion
+      ? [{ op: 'replace', path: '/metadata/resourceVersion', value: options.resourceVersion }, ...ops]
+      : ops;
+    const path = resourcePath(res, namespace, name, options.subresource);
+    return this.#json<T>('PATCH', withQuery(path, options), body, 'application/json-patch+json');
+  }
+
+  async patchStatus<T extends KubeObject>(
+    res: ResourceRef,
+    name: string,
+    namespace: string | undefined,
+    patch: Record<string, unknown>,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.mergePatch<T>(res, name, namespace, patch, { ...options, subresource: 'status' });
+  }
+
+  async delete(
+    res: ResourceRef,
+    name: string,
+    namespace?: string,
+    options: {
+      uid?: string;
+      resourceVersion?: string;
+      propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+    } = {},
+  ): Promise<void> {
+    const preconditions =
+      options.uid || options.resourceVersion
+        ? { uid: options.uid, resourceVersion: options.resourceVersion }
+        : undefined;
+    const body = {
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      preconditions,
+      propagationPolicy: options.propagationPolicy,
+    };
+    await this.#json('DELETE', resourcePath(res, namespace, name), body);
+  }
+
+  getSecret(namespace: string, name: string): Promise<Secret> {
+    return this.get<Secret>(SECRETS, name, namespace);
+  }
+
+  /** Records a core/v1 Event; see buildEvent. */
+  createEvent(event: KubeObject): Promise<KubeObject> {
+    return this.create(EVENTS, event);
+  }
+
+  getLease(namespace: string, name: string): Promise<Lease> {
+    return this.get<Lease>(LEASES, name, namespace);
+  }
+
+  createLease(lease: Lease): Promise<Lease> {
+    return this.create(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease });
+  }
+
+  /** Conditional on lease.metadata.resourceVersion. */
+  updateLease(lease: Lease): Promise<Lease> {
+    return this.update(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease });
+  }
+
+  async #headers(contentType?: string): Promise<Record<string, string>> {
+    const opts: { headers?: Record<string, string>; auth?: string } = {};
+    await this.#kc.applyToHTTPSOptions(opts as never);
+    const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
+    if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    if (contentType) headers['content-type'] = contentType;
+    return headers;
+  }
+
+  async #json<T>(
+    method: Method,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const response = await request(`${this.#server}${path}`, {
+      method,
+      signal,
+      headers: await this.#headers(body === undefined ? undefined : contentType),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: this.#dispatcher,
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+    });
+    const text = await response.body.text();
+    if (response.statusCode >= 300) throw statusError(response.statusCode, text);
+    return JSON.parse(text) as T;
+  }
+}
+
+function eventSuffix(now: Date): string {
+  return `${now.getTime().toString(16)}${randomBytes(3).toString('hex')}`;
+}
+
+async function* noEvents(): AsyncGenerator<never> {}
+
+/** Newline-delimited JSON lines of a stream (a watch sends one event per line). */
+async function* lines(stream: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of stream) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line) yield line;
+      newline = buffered.indexOf('\n');
+    }
+  }
+  if (buffered.trim()) yield buffered.trim();
+}
+
+function withQuery(path: string, options: WriteOptions): string {
+  return options.fieldManager ? `${path}?fieldManager=${encodeURIComponent(options.fieldManager)}` : path;
+}
+
+function withResourceVersion(
+  patch: Record<string, unknown>,
+  resourceVersion: string,
+): Record<string, unknown> {
+  const metadata = (patch.metadata ?? {}) as Record<string, unknown>;
+  return { ...patch, metadata: { ...metadata, resourceVersion } };
+}
