@@ -1,7 +1,8 @@
 // Building blocks shared by the kinds: CEL rules, Kubernetes-shaped sub-objects, conditions, columns.
 // Everything here is plain zod plus `.meta()` keys that the generator (crd.ts) copies into the CRD.
-import type { V1ObjectMeta } from '@kubernetes/client-node';
+
 import { z } from 'zod';
+import type { ObjectMeta } from '../runtime/kube.ts';
 import { type apiVersion, conditionStatuses, conditionTypes } from './constants.ts';
 
 /** One `x-kubernetes-validations` entry: a CEL rule the apiserver enforces, with the message users see. */
@@ -147,7 +148,7 @@ export interface KindDefinition {
 export interface Resource<Kind extends string, Spec, Status> {
   apiVersion: typeof apiVersion;
   kind: Kind;
-  metadata: V1ObjectMeta;
+  metadata: ObjectMeta;
   spec: Spec;
   status?: Status;
 }

@@ -11,7 +11,14 @@ interface SubcommandModule {
 }
 
 const subcommands: Record<string, { summary: string; load: () => Promise<SubcommandModule> }> = {
-  crds: { summary: 'print the CustomResourceDefinitions (or --check crds/ is current)', load: () => import('./commands/crds.ts') },
+  crds: {
+    summary: 'print the CustomResourceDefinitions (or --check crds/ is current)',
+    load: () => import('./commands/crds.ts'),
+  },
+  operator: {
+    summary: 'run the operator (reconcile the custom resources against the service)',
+    load: () => import('./commands/operator.ts'),
+  },
   emulator: { summary: 'run a local emulator of the service', load: () => import('./commands/emulator.ts') },
 };
 
@@ -20,7 +27,9 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 };
 
 const program = new Command('agent-deploy')
-  .description('Run agent deployments on the Deployment and Authorization Service from Kubernetes custom resources.')
+  .description(
+    'Run agent deployments on the Deployment and Authorization Service from Kubernetes custom resources.',
+  )
   .version(version, '-v, --version')
   .helpCommand(false);
 for (const [name, { summary, load }] of Object.entries(subcommands)) {

@@ -6,7 +6,8 @@ export async function runCli(main: () => Promise<unknown>): Promise<void> {
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`agent-deploy: ${message}\n`);
-    if (process.env.AGENT_DEPLOY_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    if (process.env.AGENT_DEPLOY_DEBUG && err instanceof Error && err.stack)
+      process.stderr.write(`${err.stack}\n`);
     process.exitCode = 1;
   }
 }

@@ -1,0 +1,133 @@
+// agent-deploy operator: runs the controllers against a cluster and the service.
+import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Command, Option } from 'commander';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { deploymentController } from '../../controllers/deployment/controller.ts';
+import { onShutdownSignal } from '../../runtime/controller.ts';
+import { informersFresh, startHealthServer } from '../../runtime/health.ts';
+import { KubeClient } from '../../runtime/kube.ts';
+import { ServiceClient } from '../../service/client.ts';
+import { parseDuration } from '../duration.ts';
+
+interface Flags {
+  kubeconfig?: string;
+  serviceUrl: string;
+  apiKeyFile?: string;
+  tenantId?: string;
+  namespace: string[];
+  resync: string;
+  concurrency: string;
+  logLevel: string;
+  healthPort: string;
+  healthHost: string;
+}
+
+export function command(): Command {
+  return new Command('operator')
+    .description(
+      'Reconcile Deployment, Listener, AgentConnection and OAuthToken resources against the service.',
+    )
+    .addOption(
+      new Option('--kubeconfig <path>', 'kubeconfig (default: in-cluster, then ~/.kube/config)').env(
+        'KUBECONFIG',
+      ),
+    )
+    .addOption(
+      new Option('--service-url <url>', 'base URL of the service, path prefix included')
+        .env('AGENT_DEPLOY_SERVICE_URL')
+        .makeOptionMandatory(),
+    )
+    .option('--api-key-file <path>', 'file holding the API key (or set AGENT_DEPLOY_API_KEY)')
+    .addOption(
+      new Option('--tenant-id <id>', 'tenant to act for (sent as X-Tenant-Id)').env('AGENT_DEPLOY_TENANT_ID'),
+    )
+    .addOption(
+      new Option('--namespace <name>', 'namespace to watch; repeat for several (default: all)')
+        .env('AGENT_DEPLOY_NAMESPACES')
+        .argParser((value: string, previous: string[] = []) => [
+          ...previous,
+          ...value.split(',').filter(Boolean),
+        ])
+        .default([]),
+    )
+    .addOption(
+      new Option('--resync <duration>', 'how often every deployment is re-read from the service')
+        .env('AGENT_DEPLOY_RESYNC')
+        .default('10m'),
+    )
+    .option('--concurrency <n>', 'resources reconciled at once', '4')
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('info'),
+    )
+    .addOption(
+      new Option('--health-port <port>', '/healthz, /readyz and /metrics port (0: off)')
+        .env('AGENT_DEPLOY_HEALTH_PORT')
+        .default('8081'),
+    )
+    .addOption(new Option('--health-host <host>', 'address for the health port').default('127.0.0.1'))
+    .action(run);
+}
+
+function apiKey(flags: Flags): string {
+  if (flags.apiKeyFile) return readFileSync(flags.apiKeyFile, 'utf8').trim();
+  const key = process.env.AGENT_DEPLOY_API_KEY;
+  if (!key) throw new Error('no API key: pass --api-key-file or set AGENT_DEPLOY_API_KEY');
+  return key;
+}
+
+async function run(flags: Flags): Promise<void> {
+  const logger = pino({ level: flags.logLevel, base: { component: 'agent-deploy-operator' } });
+  const kc = new KubeConfig();
+  if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
+  else kc.loadFromDefault();
+  const kube = await KubeClient.fromKubeConfig(kc);
+  const service = new ServiceClient({
+    baseUrl: flags.serviceUrl,
+    apiKey: apiKey(flags),
+    ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
+  });
+  const registry = new Registry();
+  const resyncMs = parseDuration(flags.resync);
+  const concurrency = Number(flags.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new Error(`--concurrency must be a whole number ≥ 1, not ${flags.concurrency}`);
+
+  const deployments = deploymentController({
+    kube,
+    service,
+    ...(flags.namespace.length > 0 ? { namespaces: flags.namespace } : {}),
+    resyncMs,
+    concurrency,
+    registry,
+    logger,
+  });
+  const port = Number(flags.healthPort);
+  const health =
+    port > 0
+      ? await startHealthServer({
+          port,
+          host: flags.healthHost,
+          registry,
+          healthz: informersFresh(deployments.informers),
+          readyz: () => (deployments.controller.ready() ? [] : ['caches not synced']),
+        })
+      : undefined;
+  onShutdownSignal(
+    async () => {
+      await deployments.stop();
+      await health?.close();
+      await service.close();
+      await kube.close();
+    },
+    { logger },
+  );
+  logger.info(
+    { namespaces: flags.namespace.length > 0 ? flags.namespace : 'all', resyncMs, concurrency },
+    'operator starting',
+  );
+  await deployments.start();
+}

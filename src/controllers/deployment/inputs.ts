@@ -1,0 +1,127 @@
+// Resolves what a Deployment resource refers to: Kubernetes Secrets, a Listener resource, a code-host
+// repository. Secrets and Listeners come from informer caches (their watches wake the resource when
+// they change); repositories from the service, cached for a few minutes.
+import type { DeploymentResource } from '../../api/deployment.ts';
+import type { ListenerResource } from '../../api/listener.ts';
+import type { Secret } from '../../runtime/kube.ts';
+import type { ServiceClient } from '../../service/client.ts';
+import { ServiceError } from '../../service/errors.ts';
+import type { Repository } from '../../service/wire.ts';
+import type { Problem } from './conditions.ts';
+import type { ResolvedInputs } from './desired.ts';
+
+export interface InputSources {
+  secret(namespace: string, name: string): Secret | undefined;
+  listener(name: string): ListenerResource | undefined;
+  repository(owner: string, name: string, hosted: boolean): Promise<Repository | undefined>;
+}
+
+export type InputResult = { inputs: ResolvedInputs } | { problem: Problem };
+
+const decode = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
+
+export async function resolveInputs(cr: DeploymentResource, sources: InputSources): Promise<InputResult> {
+  const namespace = cr.metadata.namespace!;
+  const { spec } = cr;
+  const byName = new Map<string, string>();
+
+  for (const { secretRef } of spec.secretsFrom ?? []) {
+    const secret = sources.secret(namespace, secretRef.name);
+    if (!secret)
+      return {
+        problem: {
+          reason: 'SecretNotFound',
+          message: `Secret ${namespace}/${secretRef.name} (spec.secretsFrom) not found`,
+          stalled: false,
+        },
+      };
+    for (const [key, value] of Object.entries(secret.data ?? {})) byName.set(key, decode(value));
+  }
+  // Entries of spec.secrets win over secretsFrom.
+  for (const entry of spec.secrets ?? []) {
+    if (entry.value !== undefined) {
+      byName.set(entry.name, entry.value);
+      continue;
+    }
+    const ref = entry.valueFrom!.secretKeyRef;
+    const data = sources.secret(namespace, ref.name)?.data?.[ref.key];
+    if (data !== undefined) byName.set(entry.name, decode(data));
+    else if (!ref.optional) {
+      return {
+        problem: {
+          reason: 'SecretNotFound',
+          message: `key ${ref.key} of Secret ${namespace}/${ref.name} (secret ${entry.name}) not found`,
+          stalled: false,
+        },
+      };
+    }
+  }
+  const inputs: ResolvedInputs = {
+    secrets: [...byName]
+      .map(([name, value]) => ({ name, value }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
+  };
+
+  if (spec.listenerRef) {
+    const listenerId = sources.listener(spec.listenerRef.name)?.status?.listenerId;
+    if (!listenerId) {
+      return {
+        problem: {
+          reason: 'ListenerNotReady',
+          message: `Listener ${spec.listenerRef.name} has no listenerId yet`,
+          stalled: false,
+        },
+      };
+    }
+    inputs.listenerId = listenerId;
+  }
+
+  if (spec.repository) {
+    const { owner, name, hosted = false, branch } = spec.repository;
+    const repo = await sources.repository(owner, name, hosted);
+    if (!repo) {
+      return {
+        problem: {
+          reason: 'RepositoryNotFound',
+          message: `repository ${owner}/${name} is in no ${hosted ? 'managed ' : ''}code-host integration`,
+          stalled: true,
+        },
+      };
+    }
+    inputs.repository = {
+      integrationId: repo.host_integration_id,
+      repoUrl: repo.url,
+      branch: branch ?? repo.default_branch,
+    };
+  }
+  return { inputs };
+}
+
+/** Finds repositories by owner/name across the integrations, remembering answers for `ttlMs`. */
+export function repositoryFinder(client: ServiceClient, ttlMs = 5 * 60_000) {
+  const cache = new Map<string, { at: number; repos: Promise<Repository[]> }>();
+  const load = (hosted: boolean) => {
+    const key = hosted ? 'hosted' : 'installed';
+    const hit = cache.get(key);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.repos;
+    const repos = (async () => {
+      const all: Repository[] = [];
+      for (const integration of await client.listIntegrations()) {
+        try {
+          all.push(
+            ...(await (hosted ? client.listHostedRepos(integration.id) : client.listRepos(integration.id))),
+          );
+        } catch (err) {
+          // An installed integration has no hosted repositories, and the other way round.
+          if (!(err instanceof ServiceError && err.isNotFound)) throw err;
+        }
+      }
+      return all;
+    })();
+    repos.catch(() => cache.delete(key));
+    cache.set(key, { at: Date.now(), repos });
+    return repos;
+  };
+  return async (owner: string, name: string, hosted: boolean) =>
+    (await load(hosted)).find((r) => r.owner === owner && r.name === name);
+}

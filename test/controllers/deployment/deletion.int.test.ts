@@ -1,0 +1,98 @@
+// Scenarios 7 and 8: deletion policies, and the paused annotation.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/server.ts';
+import { kubectl } from '../../support/kube.ts';
+import { type OperatorProcess, startOperator } from '../../support/operator.ts';
+import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor } from './support.ts';
+
+const spec = (extra: Record<string, unknown> = {}) => ({
+  source: 'internal_docker',
+  sourceRevisionConfig: { imageUri: 'agent:1' },
+  ...extra,
+});
+const totalCalls = async (emu: RunningEmulator) =>
+  Object.values((await emulatorState(emu)).calls).reduce((a, b) => a + b, 0);
+
+describe('Deployment deletion and pausing', () => {
+  let namespace: string;
+  let emu: RunningEmulator;
+  let operator: OperatorProcess;
+
+  beforeAll(async () => {
+    ({ namespace, emu } = await setUp('delete'));
+    operator = startOperator({ serviceUrl: emu.url, namespaces: [namespace], resync: '2s' });
+  });
+  afterAll(async () => {
+    await operator.kill();
+    await emu.close();
+  });
+
+  it('keeps the service deployment with deletionPolicy Orphan (no finalizer)', async () => {
+    await apply(namespace, agentDeployment('orphan', spec()));
+    await waitFor(namespace, 'orphan', 'condition=Ready');
+    expect((await getCr(namespace, 'orphan')).metadata.finalizers).toBeUndefined();
+    await kubectl([
+      'delete',
+      '-n',
+      namespace,
+      'deployments.deploy.agents.dev',
+      'orphan',
+      '--wait=true',
+      '--timeout=30s',
+    ]);
+    expect((await emulatorState(emu)).deployments.map((d) => d.name)).toContain('orphan');
+  });
+
+  it('deletes the service deployment with deletionPolicy Delete, then removes its finalizer', async () => {
+    await apply(namespace, agentDeployment('doomed', spec({ deletionPolicy: 'Delete' })));
+    await waitFor(namespace, 'doomed', 'condition=Ready');
+    expect((await getCr(namespace, 'doomed')).metadata.finalizers).toEqual(['deploy.agents.dev/finalizer']);
+    await kubectl([
+      'delete',
+      '-n',
+      namespace,
+      'deployments.deploy.agents.dev',
+      'doomed',
+      '--wait=true',
+      '--timeout=30s',
+    ]);
+    await expect
+      .poll(async () => (await emulatorState(emu)).deployments.map((d) => d.name), { timeout: 10_000 })
+      .not.toContain('doomed');
+    await expect(
+      kubectl(['get', '-n', namespace, 'deployments.deploy.agents.dev', 'doomed']),
+    ).rejects.toThrow(/NotFound/);
+  });
+
+  it('makes no service calls for a paused resource, and resumes when unpaused', async () => {
+    const paused = {
+      ...agentDeployment('sleepy', spec()),
+      metadata: { name: 'sleepy', annotations: { 'deploy.agents.dev/paused': 'true' } },
+    };
+    await apply(namespace, paused);
+    await waitFor(namespace, 'sleepy', 'condition=Synced=False');
+    const cr = await getCr(namespace, 'sleepy');
+    expect(cr.status.conditions.find((c: { type: string }) => c.type === 'Synced').reason).toBe(
+      'ReconcilePaused',
+    );
+    // Quiet: the other resources of this file are settled; only resync reads (of them) may happen.
+    const before = await emulatorState(emu);
+    await sleep(5000);
+    const after = await emulatorState(emu);
+    expect(after.deployments.map((d) => d.name)).not.toContain('sleepy');
+    expect(after.calls['POST /v2/deployments'] ?? 0).toBe(before.calls['POST /v2/deployments'] ?? 0);
+
+    await kubectl([
+      'annotate',
+      '-n',
+      namespace,
+      'deployments.deploy.agents.dev',
+      'sleepy',
+      'deploy.agents.dev/paused-',
+    ]);
+    await waitFor(namespace, 'sleepy', 'condition=Ready');
+    expect((await emulatorState(emu)).deployments.map((d) => d.name)).toContain('sleepy');
+    expect(await totalCalls(emu)).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,73 @@
+// Shared set-up for Deployment controller tests: CRDs installed, an emulator, a namespace, kubectl.
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
+import { createTestNamespace, installCrds, kubectl } from '../../support/kube.ts';
+
+export function crdDocs(): object[] {
+  return ['deployments', 'listeners', 'agentconnections', 'oauthtokens'].map(
+    (p) =>
+      parseAllDocuments(
+        readFileSync(new URL(`../../../crds/${p}.yaml`, import.meta.url), 'utf8'),
+      )[0]!.toJSON() as object,
+  );
+}
+
+export async function setUp(prefix: string, emulator: EmulatorOptions = {}) {
+  await installCrds(crdDocs());
+  const namespace = await createTestNamespace(prefix);
+  const emu = await startEmulator({ port: 0, stepMs: 0, ...emulator });
+  return { namespace, emu };
+}
+
+export interface EmulatorState {
+  deployments: {
+    id: string;
+    name: string;
+    revisions: { id: string; status: string }[];
+    [k: string]: unknown;
+  }[];
+  calls: Record<string, number>;
+}
+
+export async function emulatorState(emu: RunningEmulator): Promise<EmulatorState> {
+  return (await fetch(`${emu.adminUrl}/_emulator/state`)).json() as Promise<EmulatorState>;
+}
+
+export async function apply(namespace: string, manifest: object): Promise<void> {
+  await kubectl(['apply', '-n', namespace, '-f', '-'], { input: JSON.stringify(manifest) });
+}
+
+export function agentDeployment(name: string, spec: Record<string, unknown>) {
+  return { apiVersion: 'deploy.agents.dev/v1alpha1', kind: 'Deployment', metadata: { name }, spec };
+}
+
+/** `kubectl get` of one of our Deployments as JSON. */
+export async function getCr(namespace: string, name: string) {
+  const { stdout } = await kubectl([
+    'get',
+    '-n',
+    namespace,
+    'deployments.deploy.agents.dev',
+    name,
+    '-o',
+    'json',
+  ]);
+  return JSON.parse(stdout);
+}
+
+export async function waitFor(
+  namespace: string,
+  name: string,
+  condition: string,
+  timeoutS = 60,
+): Promise<void> {
+  await kubectl([
+    'wait',
+    '-n',
+    namespace,
+    `deployments.deploy.agents.dev/${name}`,
+    `--for=${condition}`,
+    `--timeout=${timeoutS}s`,
+  ]);
+}
