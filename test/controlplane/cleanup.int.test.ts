@@ -44,14 +44,17 @@ async function waitGone(dir: string, ms: number): Promise<number[]> {
 }
 
 describe('control plane process cleanup', () => {
-  it.each(['SIGTERM', 'SIGKILL'] as const)('leaves no etcd or kube-apiserver behind after %s', async (signal) => {
-    const { child, dir } = await startInChild();
-    try {
-      expect(serversUnder(dir)).toHaveLength(2);
-      child.kill(signal);
-      expect(await waitGone(dir, 10_000)).toEqual([]);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+  it.each(['SIGTERM', 'SIGKILL'] as const)(
+    'leaves no etcd or kube-apiserver behind after %s',
+    async (signal) => {
+      const { child, dir } = await startInChild();
+      try {
+        expect(serversUnder(dir)).toHaveLength(2);
+        child.kill(signal);
+        expect(await waitGone(dir, 10_000)).toEqual([]);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
 });
