@@ -4,9 +4,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { deploymentController } from '../../controllers/deployment/controller.ts';
+import { controllerFactories } from '../../controllers/all.ts';
 import { onShutdownSignal } from '../../runtime/controller.ts';
-import { informersFresh, startHealthServer } from '../../runtime/health.ts';
+import { controllersReady, informersFresh, startHealthServer } from '../../runtime/health.ts';
 import { KubeClient } from '../../runtime/kube.ts';
 import { ServiceClient } from '../../service/client.ts';
 import { parseDuration } from '../duration.ts';
@@ -96,7 +96,7 @@ async function run(flags: Flags): Promise<void> {
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new Error(`--concurrency must be a whole number ≥ 1, not ${flags.concurrency}`);
 
-  const deployments = deploymentController({
+  const context = {
     kube,
     service,
     ...(flags.namespace.length > 0 ? { namespaces: flags.namespace } : {}),
@@ -104,7 +104,8 @@ async function run(flags: Flags): Promise<void> {
     concurrency,
     registry,
     logger,
-  });
+  };
+  const controllers = controllerFactories.map((factory) => factory(context));
   const port = Number(flags.healthPort);
   const health =
     port > 0
@@ -112,13 +113,13 @@ async function run(flags: Flags): Promise<void> {
           port,
           host: flags.healthHost,
           registry,
-          healthz: informersFresh(deployments.informers),
-          readyz: () => (deployments.controller.ready() ? [] : ['caches not synced']),
+          healthz: informersFresh(controllers.flatMap((c) => c.informers)),
+          readyz: controllersReady(controllers.map((c) => c.controller)),
         })
       : undefined;
   onShutdownSignal(
     async () => {
-      await deployments.stop();
+      await Promise.all(controllers.map((c) => c.stop()));
       await health?.close();
       await service.close();
       await kube.close();
@@ -129,5 +130,5 @@ async function run(flags: Flags): Promise<void> {
     { namespaces: flags.namespace.length > 0 ? flags.namespace : 'all', resyncMs, concurrency },
     'operator starting',
   );
-  await deployments.start();
+  await Promise.all(controllers.map((c) => c.start()));
 }

@@ -1,13 +1,11 @@
 // Wires the Deployment controller: informers for Deployment resources, the Secrets and Listeners they
 // refer to, the batched observer of the service, and the reconciler behind a work queue.
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { DeploymentResource } from '../../api/deployment.ts';
 import type { ListenerResource } from '../../api/listener.ts';
 import { Controller, watchPrimary, watchSecondary } from '../../runtime/controller.ts';
 import { Informer, resourceListerWatcher } from '../../runtime/informer.ts';
-import { type KubeClient, type ResourceRef, SECRETS, type Secret } from '../../runtime/kube.ts';
-import type { ServiceClient } from '../../service/client.ts';
+import { type KubeObject, type ResourceRef, SECRETS, type Secret } from '../../runtime/kube.ts';
+import type { ControllerContext, OperatorController } from '../types.ts';
 import { repositoryFinder } from './inputs.ts';
 import { DeploymentObserver } from './observer.ts';
 import { DEPLOYMENTS, DeploymentReconciler, keyOf } from './reconciler.ts';
@@ -18,16 +16,6 @@ export const LISTENERS: ResourceRef = {
   plural: 'listeners',
   namespaced: false,
 };
-
-export interface DeploymentControllerOptions {
-  kube: KubeClient;
-  service: ServiceClient;
-  namespaces?: string[];
-  resyncMs: number;
-  concurrency: number;
-  registry: Registry;
-  logger: Logger;
-}
 
 /** The Deployment resources in `namespace` that read Secret `name`. */
 function readersOf(deployments: Informer<DeploymentResource>, secret: Secret): string[] {
@@ -42,7 +30,7 @@ function readersOf(deployments: Informer<DeploymentResource>, secret: Secret): s
     .map(keyOf);
 }
 
-export function deploymentController(options: DeploymentControllerOptions) {
+export function deploymentController(options: ControllerContext): OperatorController {
   const { kube, service, namespaces, resyncMs, logger } = options;
   const informerOptions = { namespaces, resyncMs, logger };
   const deployments = new Informer<DeploymentResource>(resourceListerWatcher(kube, DEPLOYMENTS), {
@@ -102,7 +90,7 @@ export function deploymentController(options: DeploymentControllerOptions) {
   const started = controller;
   return {
     controller: started,
-    informers: [deployments, secrets, listeners],
+    informers: [deployments, secrets, listeners] as unknown as Informer<KubeObject>[],
     async start() {
       await started.start();
       observer.start();
