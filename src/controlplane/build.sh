@@ -102,7 +102,12 @@ GO
 # module zips the proxy does not serve. The build resolves exactly what the binaries import.
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 echo "control plane $K8S_VERSION: building kube-apiserver and etcd (about 5 minutes on 2 cores; cached afterwards)"
-ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
+minor=$(echo "$K8S_VERSION" | cut -d. -f2)
+ldflags="-s -w"
+# kube-apiserver reads its version from component-base, kubectl from client-go.
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags="$ldflags -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+done
 go build -trimpath -ldflags "$ldflags" -o "$bin/etcd.tmp" ./etcd
 go build -trimpath -ldflags "$ldflags" -o "$bin/kube-apiserver.tmp" ./kube-apiserver
 if [ "$want_kubectl" != 0 ]; then
