@@ -1,5 +1,6 @@
 // Scenarios 5 and 6: adoption, name conflicts, two resources for one deployment, and a crash between
 // the create call and the write of its id.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
@@ -53,6 +54,11 @@ describe('Deployment ownership', () => {
     expect(condition(cr, 'Stalled')).toMatchObject({ reason: 'AlreadyExists' });
     expect(condition(cr, 'Stalled').message).toContain('spec.adopt');
     expect(cr.status.deploymentId).toBeUndefined();
+    // Stalled means no retrying: its own writes must not wake it into another create attempt.
+    const posts = async () => (await emulatorState(emu)).calls['POST /v2/deployments'] ?? 0;
+    const settled = await posts();
+    await sleep(4000);
+    expect(await posts()).toBe(settled);
 
     await apply(namespace, agentDeployment('pre-existing', spec(undefined, { adopt: true })));
     await waitFor(namespace, 'pre-existing', 'condition=Ready');
