@@ -35,6 +35,14 @@ export function controllersReady(controllers: Controller[]): Check {
   return () => controllers.filter((c) => !c.ready()).map((c) => `${c.name}: caches not synced`);
 }
 
+/**
+ * Readiness of a process under leader election: a standby is ready (it is healthy and waiting, and
+ * must not be restarted or count as a failed rollout); the leader is ready once `whenLeading` passes.
+ */
+export function readyWhenStandingBy(isLeader: () => boolean, whenLeading: Check): Check {
+  return () => (isLeader() ? whenLeading() : []);
+}
+
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

@@ -2,6 +2,7 @@
 // existing dashboards and alerts work unchanged. Metrics are shared by every controller on one
 // registry and told apart by the `controller` / `name` label.
 import { Counter, exponentialBuckets, Gauge, Histogram, type Registry } from 'prom-client';
+import type { CallRecord } from '../service/client.ts';
 import type { QueueMetrics } from './workqueue.ts';
 
 type AnyMetric = Counter<string> | Gauge<string> | Histogram<string>;
@@ -68,6 +69,10 @@ export function workqueueMetrics(registry: Registry, name: string): QueueMetrics
       }),
   );
   const labels = { name };
+  // Zero-valued series from the start: a queue whose workers keep up never reports a depth otherwise.
+  depth.set(labels, 0);
+  adds.inc(labels, 0);
+  retries.inc(labels, 0);
   return {
     depth: (n) => depth.set(labels, n),
     added: () => adds.inc(labels),
@@ -152,4 +157,59 @@ export function reconcileMetrics(registry: Registry, controller: string): Reconc
       };
     },
   };
+}
+
+/**
+ * Counts and times every attempt at a service call (a retried call counts once per attempt, so 429s
+ * and 5xx show up), by endpoint template and HTTP status (`error`: no response). Labels are bounded:
+ * templates, never ids, keys or tenants.
+ */
+export function serviceCallMetrics(
+  registry: Registry,
+): (call: Pick<CallRecord, 'endpoint' | 'status' | 'durationMs'>) => void {
+  const registers = [registry];
+  const total = shared(
+    registry,
+    'agent_deploy_service_requests_total',
+    () =>
+      new Counter({
+        name: 'agent_deploy_service_requests_total',
+        help: 'Requests to the Deployment and Authorization Service, by endpoint template and HTTP status code',
+        labelNames: ['endpoint', 'code'],
+        registers,
+      }),
+  );
+  const duration = shared(
+    registry,
+    'agent_deploy_service_request_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'agent_deploy_service_request_duration_seconds',
+        help: 'Latency of requests to the Deployment and Authorization Service, by endpoint template',
+        labelNames: ['endpoint'],
+        // Up to the client's 30 s header and body timeouts.
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+        registers,
+      }),
+  );
+  return ({ endpoint, status, durationMs }) => {
+    total.inc({ endpoint, code: String(status) });
+    duration.observe({ endpoint }, durationMs / 1000);
+  };
+}
+
+/** `agent_deploy_leader`: 1 while this process leads (and so reconciles), else 0. */
+export function leaderMetric(registry: Registry): (leading: boolean) => void {
+  const gauge = shared(
+    registry,
+    'agent_deploy_leader',
+    () =>
+      new Gauge({
+        name: 'agent_deploy_leader',
+        help: 'Whether this operator process is the leader and runs the controllers (1) or stands by (0)',
+        registers: [registry],
+      }),
+  );
+  gauge.set(0);
+  return (leading) => gauge.set(leading ? 1 : 0);
 }

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type HealthServer, startHealthServer } from '../../src/runtime/health.ts';
+import { type HealthServer, readyWhenStandingBy, startHealthServer } from '../../src/runtime/health.ts';
 import { workqueueMetrics } from '../../src/runtime/metrics.ts';
 
 let server: HealthServer | undefined;
@@ -25,5 +25,16 @@ describe('health server', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('workqueue_adds_total{name="things"} 1');
     expect((await fetch(`${base}/nope`)).status).toBe(404);
+  });
+
+  it('counts a standby as ready, and the leader only once its own check passes', () => {
+    let leading = false;
+    const check = readyWhenStandingBy(
+      () => leading,
+      () => ['deployment: caches not synced'],
+    );
+    expect(check()).toEqual([]);
+    leading = true;
+    expect(check()).toEqual(['deployment: caches not synced']);
   });
 });

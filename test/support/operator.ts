@@ -13,6 +13,8 @@ export interface OperatorProcess {
   /** Resolves when a log line matches. */
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
   kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Resolves with the exit code when the process ends (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
 }
 
 export interface OperatorOptions {
@@ -63,6 +65,7 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
   const exited = once(child, 'exit');
   return {
     logs,
+    exited: exited.then(([code]) => code as number | null),
     waitForLog(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

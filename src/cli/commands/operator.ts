@@ -1,13 +1,28 @@
 // agent-deploy operator: runs the controllers against a cluster and the service.
+//
+// With --leader-elect, several replicas campaign for one Lease and only the leader runs the
+// controllers (informers, workers, the batched observer); the others stand by, healthy and ready.
+// A leader that loses the lease exits non-zero at once (its work may already be someone else's; the
+// Deployment restarts it as a standby). SIGTERM stops the controllers, letting in-flight reconciles
+// finish, then releases the lease so a standby takes over without waiting for it to expire.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { controllerFactories } from '../../controllers/all.ts';
 import { onShutdownSignal } from '../../runtime/controller.ts';
-import { controllersReady, informersFresh, startHealthServer } from '../../runtime/health.ts';
+import {
+  controllersReady,
+  informersFresh,
+  readyWhenStandingBy,
+  startHealthServer,
+} from '../../runtime/health.ts';
 import { KubeClient } from '../../runtime/kube.ts';
+import { LeaderElector } from '../../runtime/leader.ts';
+import { leaderMetric, serviceCallMetrics } from '../../runtime/metrics.ts';
 import { ServiceClient } from '../../service/client.ts';
 import { parseDuration } from '../duration.ts';
 
@@ -22,6 +37,25 @@ interface Flags {
   logLevel: string;
   healthPort: string;
   healthHost: string;
+  leaderElect: boolean;
+  leaderElectionNamespace?: string;
+  leaderElectionId: string;
+}
+
+const serviceAccountNamespaceFile = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/** The pod's own namespace when running in a cluster, else `default`. */
+export function defaultLeaseNamespace(file = serviceAccountNamespaceFile): string {
+  try {
+    return readFileSync(file, 'utf8').trim() || 'default';
+  } catch {
+    return 'default';
+  }
+}
+
+/** Lease holder identity: the pod name (unique among replicas), else host name plus a random suffix. */
+export function leaderIdentity(env: NodeJS.ProcessEnv = process.env): string {
+  return env.POD_NAME || `${hostname()}_${randomBytes(4).toString('hex')}`;
 }
 
 export function command(): Command {
@@ -69,6 +103,18 @@ export function command(): Command {
         .default('8081'),
     )
     .addOption(new Option('--health-host <host>', 'address for the health port').default('127.0.0.1'))
+    .option('--leader-elect', 'run the controllers only while holding the leader Lease', false)
+    .addOption(
+      new Option(
+        '--leader-election-namespace <name>',
+        "namespace of the leader Lease (default: the pod's own namespace, else default)",
+      ).env('AGENT_DEPLOY_LEADER_ELECTION_NAMESPACE'),
+    )
+    .addOption(
+      new Option('--leader-election-id <name>', 'name of the leader Lease')
+        .env('AGENT_DEPLOY_LEADER_ELECTION_ID')
+        .default('agent-deploy-operator'),
+    )
     .action(run);
 }
 
@@ -85,12 +131,13 @@ async function run(flags: Flags): Promise<void> {
   if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
   else kc.loadFromDefault();
   const kube = await KubeClient.fromKubeConfig(kc);
+  const registry = new Registry();
   const service = new ServiceClient({
     baseUrl: flags.serviceUrl,
     apiKey: apiKey(flags),
     ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
+    onCall: serviceCallMetrics(registry),
   });
-  const registry = new Registry();
   const resyncMs = parseDuration(flags.resync);
   const concurrency = Number(flags.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1)
@@ -106,6 +153,37 @@ async function run(flags: Flags): Promise<void> {
     logger,
   };
   const controllers = controllerFactories.map((factory) => factory(context));
+  const startControllers = () => Promise.all(controllers.map((c) => c.start()));
+  const setLeader = leaderMetric(registry);
+  let stopping = false;
+  const lease = {
+    namespace: flags.leaderElectionNamespace ?? defaultLeaseNamespace(),
+    name: flags.leaderElectionId,
+    identity: leaderIdentity(),
+  };
+  const elector = flags.leaderElect
+    ? new LeaderElector({
+        client: kube,
+        ...lease,
+        logger,
+        onStartedLeading: () => {
+          if (stopping) return;
+          setLeader(true);
+          startControllers().catch((err: Error) => {
+            logger.error({ err: err.message }, 'controllers failed to start; exiting');
+            process.exit(1);
+          });
+        },
+        onStoppedLeading: () => {
+          setLeader(false);
+          if (stopping) return;
+          logger.error('lost the leader lease; exiting so that only the new leader reconciles');
+          process.exit(1);
+        },
+      })
+    : undefined;
+
+  const ready = controllersReady(controllers.map((c) => c.controller));
   const port = Number(flags.healthPort);
   const health =
     port > 0
@@ -114,12 +192,15 @@ async function run(flags: Flags): Promise<void> {
           host: flags.healthHost,
           registry,
           healthz: informersFresh(controllers.flatMap((c) => c.informers)),
-          readyz: controllersReady(controllers.map((c) => c.controller)),
+          readyz: elector ? readyWhenStandingBy(() => elector.isLeader(), ready) : ready,
         })
       : undefined;
   onShutdownSignal(
     async () => {
+      stopping = true;
+      // Controllers first (in-flight reconciles finish while we still hold the lease), then release it.
       await Promise.all(controllers.map((c) => c.stop()));
+      await elector?.stop();
       await health?.close();
       await service.close();
       await kube.close();
@@ -127,8 +208,21 @@ async function run(flags: Flags): Promise<void> {
     { logger },
   );
   logger.info(
-    { namespaces: flags.namespace.length > 0 ? flags.namespace : 'all', resyncMs, concurrency },
+    {
+      namespaces: flags.namespace.length > 0 ? flags.namespace : 'all',
+      resyncMs,
+      concurrency,
+      ...(flags.leaderElect
+        ? { lease: `${lease.namespace}/${lease.name}`, identity: lease.identity }
+        : { leaderElection: false }),
+      ...(health ? { healthPort: health.port } : {}),
+    },
     'operator starting',
   );
-  await Promise.all(controllers.map((c) => c.start()));
+  if (elector) {
+    elector.start();
+    return;
+  }
+  setLeader(true);
+  await startControllers();
 }
