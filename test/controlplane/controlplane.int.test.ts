@@ -91,7 +91,16 @@ describe('the test control plane', () => {
       '{"spec":{"flavour":"spicy"}}',
     ]);
     await expect(change).rejects.toThrow(/spec\.flavour cannot be changed after creation/);
-    await kubectl(['patch', '-n', namespace, 'widget', 'w1', '--type=merge', '-p', '{"spec":{"size":2}}']);
+    await kubectl([
+      'patch',
+      '-n',
+      namespace,
+      `widgets.${group}`,
+      'w1',
+      '--type=merge',
+      '-p',
+      '{"spec":{"size":2}}',
+    ]);
     const { stdout } = await kubectl([
       'get',
       '-n',
@@ -180,9 +189,9 @@ describe('the test control plane', () => {
   it('authorizes with RBAC: a ServiceAccount token minted by TokenRequest gets only what it is granted', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sa-'));
     const saConfig = await serviceAccountKubeconfig(namespace, 'reader', dir);
-    await expect(kubectl(['get', 'widgets', '-n', namespace], { kubeconfig: saConfig })).rejects.toThrow(
-      /forbidden: User "system:serviceaccount:[^:]+:reader" cannot list resource "widgets"/,
-    );
+    await expect(
+      kubectl(['get', `widgets.${group}`, '-n', namespace], { kubeconfig: saConfig }),
+    ).rejects.toThrow(/forbidden: User "system:serviceaccount:[^:]+:reader" cannot list resource "widgets"/);
     await kubectl([
       'create',
       'role',
@@ -201,7 +210,7 @@ describe('the test control plane', () => {
       '--role=widget-reader',
       `--serviceaccount=${namespace}:reader`,
     ]);
-    const { stdout } = await kubectl(['get', 'widgets', '-n', namespace, '-o', 'name'], {
+    const { stdout } = await kubectl(['get', `widgets.${group}`, '-n', namespace, '-o', 'name'], {
       kubeconfig: saConfig,
     });
     expect(stdout).toContain('widget.test.agents.dev/w1');
