@@ -1,5 +1,13 @@
 // Every controller the operator runs, one line each.
+import { agentConnectionController } from './agent-connection/controller.ts';
 import { deploymentController } from './deployment/controller.ts';
+import { listenerController } from './listener/controller.ts';
+import { oauthTokenController } from './oauth-token/controller.ts';
 import type { ControllerFactory } from './types.ts';
 
-export const controllerFactories: ControllerFactory[] = [deploymentController];
+export const controllerFactories: ControllerFactory[] = [
+  deploymentController,
+  listenerController,
+  agentConnectionController,
+  oauthTokenController,
+];
