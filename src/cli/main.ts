@@ -20,6 +20,25 @@ const subcommands: Record<string, { summary: string; load: () => Promise<Subcomm
     load: () => import('./commands/operator.ts'),
   },
   emulator: { summary: 'run a local emulator of the service', load: () => import('./commands/emulator.ts') },
+  providers: { summary: 'list the OAuth providers', load: () => import('./commands/providers.ts') },
+  integrations: {
+    summary: 'list the code-host integrations',
+    load: () => import('./commands/integrations.ts'),
+  },
+  repos: {
+    summary: 'list code-host repositories (or print Deployment manifests for them)',
+    load: () => import('./commands/repos.ts'),
+  },
+  deployments: { summary: 'list the service deployments', load: () => import('./commands/deployments.ts') },
+  revisions: { summary: 'list the revisions of a deployment', load: () => import('./commands/revisions.ts') },
+  diff: {
+    summary: 'show what the operator would change for the Deployments in a file, changing nothing',
+    load: () => import('./commands/diff.ts'),
+  },
+  sandbox: {
+    summary: 'run a local cluster, the emulator and the operator (what `npm start` runs)',
+    load: () => import('./commands/sandbox.ts'),
+  },
 };
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {

@@ -1,0 +1,223 @@
+// agent-deploy sandbox: everything on one machine — a real kube-apiserver + etcd, the service emulator and
+// the operator as its own process — so a newcomer can `kubectl apply -f examples/…` and watch it work.
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { kindNames } from '../../api/constants.ts';
+import { type ControlPlane, startControlPlane } from '../../controlplane/controlplane.ts';
+import { freePort } from '../../controlplane/ports.ts';
+import { type ServerProcess, startServer } from '../../controlplane/process.ts';
+import type { Mode } from '../../emulator/config.ts';
+import { defaultSeedKeys } from '../../emulator/seed.ts';
+import { type RunningEmulator, startEmulator } from '../../emulator/server.ts';
+
+interface Flags {
+  dir: string;
+  mode: Mode;
+  stepMs: number;
+  emulatorPort: number;
+  readyFile?: string;
+}
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const bin = join(root, 'bin', 'agent-deploy.js');
+const crdDir = join(root, 'crds');
+
+const wholeNumber = (value: string): number => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return Number(value);
+};
+
+export function command(): Command {
+  return new Command('sandbox')
+    .description(
+      'run a local kube-apiserver + etcd, the service emulator and the operator; print how to use kubectl against them',
+    )
+    .option('--dir <path>', 'where the kubeconfig and the operator log go', '.sandbox')
+    .addOption(
+      new Option('--mode <mode>', 'emulator mode: which sources are available')
+        .choices(['cloud', 'self-hosted'])
+        .default('cloud'),
+    )
+    .option('--step-ms <ms>', 'emulator revision lifecycle step in ms', wholeNumber, 2000)
+    .option(
+      '--emulator-port <port>',
+      'emulator port (a free one when it is taken; 0: always a free one)',
+      wholeNumber,
+      8787,
+    )
+    .option('--ready-file <path>', 'write one line to this file once everything is up')
+    .action(run);
+}
+
+async function run(flags: Flags): Promise<void> {
+  const dir = resolve(flags.dir);
+  mkdirSync(dir, { recursive: true });
+  const kubeconfig = join(dir, 'kubeconfig');
+  const operatorLog = join(dir, 'operator.log');
+  rmSync(operatorLog, { force: true });
+  if (flags.readyFile) rmSync(flags.readyFile, { force: true });
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+
+  let controlPlane: ControlPlane | undefined;
+  let emulator: RunningEmulator | undefined;
+  let operator: ServerProcess | undefined;
+  const stopAll = async () => {
+    await operator?.stop();
+    await emulator?.close();
+    await controlPlane?.stop();
+    rmSync(kubeconfig, { force: true });
+  };
+  // A signal while still starting (the first run builds for minutes) stops what is up and exits at once;
+  // servers still being started die with us through their supervisor.
+  let stopping = false;
+  const signalled = new Promise<'signal'>((done) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(signal, () => {
+        stopping = true;
+        done('signal');
+      });
+  });
+  const interrupt = signalled.then(async () => {
+    say('stopping the sandbox…');
+    await stopAll();
+    say('sandbox stopped');
+    process.exit(0);
+  });
+
+  let healthPort: number;
+  try {
+    controlPlane = await startControlPlane({ progress: say });
+    writeFileSync(kubeconfig, readFileSync(controlPlane.kubeconfigPath), { mode: 0o600 });
+    await installCrds(kubeconfig);
+    say('control plane: CRDs installed and established');
+    emulator = await startEmulatorOn(flags);
+    say(`emulator (${flags.mode}) listening on ${emulator.url}`);
+    healthPort = await freePort();
+    operator = startOperator(kubeconfig, emulator.url, healthPort, operatorLog);
+    await waitOperatorReady(operator, healthPort);
+    say(`operator: running, log in ${relative(process.cwd(), operatorLog) || operatorLog}`);
+  } catch (err) {
+    if (stopping) return interrupt; // a failure caused by stopping mid-start is no failure
+    await stopAll();
+    throw err;
+  }
+  say(instructions({ kubeconfig, emulatorUrl: emulator.url, metricsPort: healthPort, mode: flags.mode }));
+  if (flags.readyFile) writeFileSync(flags.readyFile, `ready ${emulator.url} ${kubeconfig}\n`);
+
+  const exitCode = await Promise.race([signalled, operator.exited]);
+  if (exitCode === 'signal') return interrupt;
+  const tail = operator.logTail(10);
+  await stopAll();
+  throw new Error(`the operator exited (code ${exitCode}); see ${operatorLog}:\n${tail}`);
+}
+
+/** Server-side apply through kubectl (client-node's typed API would drop the CEL rules), then wait Established. */
+async function installCrds(kubeconfig: string): Promise<void> {
+  const files = Object.values(kindNames).map((k) => join(crdDir, `${k.plural}.yaml`));
+  await kubectl(kubeconfig, [
+    'apply',
+    '--server-side',
+    '--force-conflicts',
+    '--field-manager=agent-deploy-sandbox',
+    ...files.flatMap((f) => ['-f', f]),
+  ]);
+  await kubectl(kubeconfig, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    ...files.flatMap((f) => ['-f', f]),
+  ]);
+}
+
+async function kubectl(kubeconfig: string, args: string[]): Promise<void> {
+  try {
+    await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfig, ...args]);
+  } catch (err) {
+    const e = err as { code?: string; stderr?: string; message: string };
+    if (e.code === 'ENOENT') throw new Error('kubectl not found on PATH; the sandbox installs CRDs with it');
+    throw new Error(`kubectl ${args[0]} failed: ${e.stderr?.trim() || e.message}`);
+  }
+}
+
+/** The asked-for port, or a free one when another process holds it. */
+async function startEmulatorOn(flags: Flags): Promise<RunningEmulator> {
+  const options = { mode: flags.mode, stepMs: flags.stepMs };
+  try {
+    return await startEmulator({ ...options, port: flags.emulatorPort });
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
+    process.stdout.write(`port ${flags.emulatorPort} is taken; the emulator picks a free one\n`);
+    return startEmulator({ ...options, port: 0 });
+  }
+}
+
+/** The operator as its own process, under the same supervisor as the servers: it cannot outlive us. */
+function startOperator(
+  kubeconfig: string,
+  serviceUrl: string,
+  healthPort: number,
+  log: string,
+): ServerProcess {
+  // The supervisor passes our environment on; the emulator's development key is no secret.
+  process.env.AGENT_DEPLOY_API_KEY = defaultSeedKeys.dev;
+  return startServer(
+    'operator',
+    process.execPath,
+    [
+      bin,
+      'operator',
+      '--kubeconfig',
+      kubeconfig,
+      '--service-url',
+      serviceUrl,
+      '--health-port',
+      String(healthPort),
+    ],
+    log,
+  );
+}
+
+async function waitOperatorReady(operator: ServerProcess, port: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (operator.hasExited()) throw new Error(`the operator exited while starting:\n${operator.logTail(10)}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(200);
+  }
+  throw new Error(`the operator was not ready within ${timeoutMs / 1000}s:\n${operator.logTail(10)}`);
+}
+
+function instructions(o: {
+  kubeconfig: string;
+  emulatorUrl: string;
+  metricsPort: number;
+  mode: Mode;
+}): string {
+  const example = o.mode === 'self-hosted' ? 'examples/self-hosted/external-docker.yaml' : 'examples/';
+  const name = o.mode === 'self-hosted' ? 'external-docker' : 'internal-docker';
+  return [
+    '',
+    'The sandbox is up. In another shell:',
+    '',
+    `  export KUBECONFIG=${o.kubeconfig}`,
+    `  kubectl apply -f ${example}`,
+    '  kubectl get agents',
+    `  kubectl wait --for=condition=Ready agentdeployment/${name} --timeout=120s`,
+    '',
+    `The service emulator: ${o.emulatorUrl}`,
+    `  curl -H 'X-Api-Key: ${defaultSeedKeys.dev}' ${o.emulatorUrl}/v2/deployments`,
+    `Operator metrics: http://127.0.0.1:${o.metricsPort}/metrics`,
+    '',
+    'Ctrl-C stops everything.',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,87 @@
+// The flags every command that talks to the service shares, with the operator's names, and the
+// translation of service failures into one line a person can act on.
+import { readFileSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { ServiceClient } from '../service/client.ts';
+import { ServiceError } from '../service/errors.ts';
+import type { OutputFormat } from './output.ts';
+
+export interface ServiceFlags {
+  serviceUrl?: string;
+  apiKeyFile?: string;
+  tenantId?: string;
+  output: OutputFormat;
+}
+
+export function addServiceOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--service-url <url>', 'base URL of the service, path prefix included').env(
+        'AGENT_DEPLOY_SERVICE_URL',
+      ),
+    )
+    .option('--api-key-file <path>', 'file holding the API key (or set AGENT_DEPLOY_API_KEY)')
+    .addOption(
+      new Option('--tenant-id <id>', 'tenant to act for (sent as X-Tenant-Id)').env('AGENT_DEPLOY_TENANT_ID'),
+    )
+    .addOption(
+      new Option('-o, --output <format>', 'output format')
+        .choices(['table', 'json', 'yaml'])
+        .default('table'),
+    );
+}
+
+function apiKey(flags: ServiceFlags): string {
+  if (flags.apiKeyFile) {
+    try {
+      return readFileSync(flags.apiKeyFile, 'utf8').trim();
+    } catch (err) {
+      throw new Error(`cannot read the API key file ${flags.apiKeyFile}: ${(err as Error).message}`);
+    }
+  }
+  const key = process.env.AGENT_DEPLOY_API_KEY;
+  if (!key) throw new Error('no API key: pass --api-key-file or set AGENT_DEPLOY_API_KEY');
+  return key;
+}
+
+/** Runs `fn` with a client for the service, closes it, and words any service failure as one line. */
+export async function withService<T>(
+  flags: ServiceFlags,
+  fn: (client: ServiceClient) => Promise<T>,
+): Promise<T> {
+  const baseUrl = flags.serviceUrl;
+  if (!baseUrl) throw new Error('no service URL: pass --service-url or set AGENT_DEPLOY_SERVICE_URL');
+  const client = new ServiceClient({
+    baseUrl,
+    apiKey: apiKey(flags),
+    ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
+    // A person is waiting: give up sooner than the operator does.
+    retry: { maxAttempts: 3, maxElapsedMs: 15_000 },
+  });
+  try {
+    return await fn(client);
+  } catch (err) {
+    if (err instanceof ServiceError) throw new Error(describeFailure(err, baseUrl));
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+
+const where = (err: ServiceError) =>
+  `${err.endpoint}: ${err.status === undefined ? '' : `${err.status} `}${err.detail}`;
+
+function describeFailure(err: ServiceError, baseUrl: string): string {
+  if (err.isNetworkError) return `cannot reach the service at ${baseUrl} (${where(err)})`;
+  if (err.isUnauthorized) return `the service refused the API key (${where(err)})`;
+  if (err.isForbidden) return `the service refused access (${where(err)})`;
+  return `the service answered an error (${where(err)})`;
+}
+
+/** For `.catch`: a 404 becomes "<what> not found (…)"; any other failure passes through. */
+export function notFoundAs(what: string): (err: unknown) => never {
+  return (err) => {
+    if (err instanceof ServiceError && err.isNotFound) throw new Error(`${what} not found (${where(err)})`);
+    throw err;
+  };
+}

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { defaultSeedKeys } from '../../../src/emulator/seed.ts';
+import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
+import { ServiceClient } from '../../../src/service/client.ts';
+import type { CreateDeploymentRequest, Deployment } from '../../../src/service/wire.ts';
+import { cli, oneLineError, serviceEnv } from '../support.ts';
+
+let emu: RunningEmulator;
+let client: ServiceClient;
+const bulk = 103;
+let prod: Deployment;
+let broken: Deployment;
+
+const docker = (
+  name: string,
+  image = 'registry.example/agent:1',
+  extra: object = {},
+): CreateDeploymentRequest => ({
+  name,
+  source: 'internal_docker',
+  source_config: { deployment_type: 'dev', ...extra },
+  source_revision_config: { image_uri: image },
+  secrets: [],
+});
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, stepMs: 0 });
+  client = new ServiceClient({ baseUrl: emu.url, apiKey: defaultSeedKeys.dev });
+  for (let i = 0; i < bulk; i++) await client.createDeployment(docker(`bulk-${String(i).padStart(3, '0')}`));
+  prod = await client.createDeployment(
+    docker('alpha-prod', 'registry.example/agent:1', { deployment_type: 'prod' }),
+  );
+  // Its only revision fails to build: it never becomes READY and has no image version.
+  broken = await client.createDeployment(docker('broken', 'registry.example/fail-build:1'));
+});
+afterAll(async () => {
+  await client.close();
+  await emu.close();
+});
+
+const names = async (args: string[]) => {
+  const run = await cli(['deployments', ...args, '-o', 'json'], serviceEnv(emu.url));
+  expect(run.code).toBe(0);
+  return (JSON.parse(run.stdout) as Deployment[]).map((d) => d.name);
+};
+
+const listCalls = async () => {
+  const state = (await (await fetch(`${emu.adminUrl}/_emulator/state`)).json()) as {
+    calls: Record<string, number>;
+  };
+  return state.calls['GET /v2/deployments'] ?? 0;
+};
+
+describe('agent-deploy deployments', () => {
+  it('walks every page', async () => {
+    await fetch(`${emu.adminUrl}/_emulator/calls/reset`, { method: 'POST' });
+    const all = await names([]);
+    expect(all).toHaveLength(bulk + 2);
+    expect(new Set(all).size).toBe(bulk + 2);
+    expect(all).toContain('bulk-000');
+    expect(all).toContain('bulk-102');
+    expect(await listCalls()).toBe(2);
+  });
+
+  it('prints a table with the deployment columns', async () => {
+    const run = await cli(['deployments', '--name-contains', 'alpha'], serviceEnv(emu.url));
+    const [header, row, ...rest] = run.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^NAME\s+ID\s+SOURCE\s+STATUS\s+LATEST-REVISION\s+ACTIVE-REVISION\s+UPDATED$/);
+    expect(rest).toEqual([]);
+    const [current] = await client.listAllDeployments({ deployment_ids: [prod.id] });
+    expect(row!.split(/\s+/)).toEqual([
+      'alpha-prod',
+      prod.id,
+      'internal_docker',
+      'READY',
+      current!.latest_revision_id,
+      current!.active_revision_id,
+      current!.updated_at,
+    ]);
+    const failed = await cli(['deployments', '--name-contains', 'broken'], serviceEnv(emu.url));
+    expect(failed.stdout.trimEnd().split('\n')[1]!.split(/\s+/).slice(3, 6)).toEqual([
+      'AWAITING_DATABASE',
+      expect.stringMatching(/^[0-9a-f-]{36}$/),
+      '<none>',
+    ]);
+  });
+
+  it('prints YAML equal to the JSON', async () => {
+    const json = await cli(['deployments', '--name-contains', 'bulk-00', '-o', 'json'], serviceEnv(emu.url));
+    const yaml = await cli(['deployments', '--name-contains', 'bulk-00', '-o', 'yaml'], serviceEnv(emu.url));
+    expect(parse(yaml.stdout)).toEqual(JSON.parse(json.stdout));
+    expect((JSON.parse(json.stdout) as unknown[]).length).toBe(10);
+  });
+
+  it('filters on the service and limits what it prints', async () => {
+    // Separate processes: run them side by side.
+    const [byName, byStatus, byType, byImage, byIds, seven, pastOnePage] = await Promise.all([
+      names(['--name-contains', 'BULK-01']),
+      names(['--status', 'AWAITING_DATABASE']),
+      names(['--deployment-type', 'prod']),
+      names(['--image-version', '1.0.0']),
+      names(['--id', prod.id, '--id', `${broken.id},${prod.id}`]),
+      names(['--limit', '7']),
+      names(['--limit', '101']),
+    ]);
+    expect(byName.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `bulk-01${i}`));
+    expect(byStatus).toEqual(['broken']);
+    expect(byType).toEqual(['alpha-prod']);
+    expect(byImage).toHaveLength(bulk + 1);
+    expect(byImage).not.toContain('broken');
+    expect(byIds.sort()).toEqual(['alpha-prod', 'broken']);
+    expect(seven).toHaveLength(7);
+    expect(pastOnePage).toHaveLength(101);
+  });
+
+  it('refuses a bad filter value', async () => {
+    const run = await cli(['deployments', '--status', 'SLEEPING'], serviceEnv(emu.url));
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('SLEEPING');
+    expect(oneLineError(await cli(['deployments'], serviceEnv(emu.url, 'nope')))).toMatch(
+      /^agent-deploy: the service refused the API key \(GET \/v2\/deployments: 401 /,
+    );
+  });
+});
