@@ -31,7 +31,8 @@ export function addServiceOptions(command: Command): Command {
     );
 }
 
-function apiKey(flags: ServiceFlags): string {
+/** The API key from --api-key-file or AGENT_DEPLOY_API_KEY (never from a flag: it would show in `ps`). */
+export function apiKey(flags: Pick<ServiceFlags, 'apiKeyFile'>): string {
   if (flags.apiKeyFile) {
     try {
       return readFileSync(flags.apiKeyFile, 'utf8').trim();

@@ -25,6 +25,7 @@ import { LeaderElector } from '../../runtime/leader.ts';
 import { leaderMetric, serviceCallMetrics } from '../../runtime/metrics.ts';
 import { ServiceClient } from '../../service/client.ts';
 import { parseDuration } from '../duration.ts';
+import { apiKey } from '../service-options.ts';
 
 interface Flags {
   kubeconfig?: string;
@@ -116,13 +117,6 @@ export function command(): Command {
         .default('agent-deploy-operator'),
     )
     .action(run);
-}
-
-function apiKey(flags: Flags): string {
-  if (flags.apiKeyFile) return readFileSync(flags.apiKeyFile, 'utf8').trim();
-  const key = process.env.AGENT_DEPLOY_API_KEY;
-  if (!key) throw new Error('no API key: pass --api-key-file or set AGENT_DEPLOY_API_KEY');
-  return key;
 }
 
 async function run(flags: Flags): Promise<void> {
