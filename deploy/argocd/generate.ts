@@ -1,4 +1,4 @@
-// Writes argocd-cm.yaml from health/*.lua: the ConfigMap snippet that registers the health checks
+// Writes argocd-cm.yaml from health.lua, registered for each kind: the ConfigMap snippet that registers the health checks
 // (test/argocd/health.test.ts fails when the two disagree). Run: node deploy/argocd/generate.ts
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
@@ -6,12 +6,15 @@ import { group, kindNames } from '../../src/api/constants.ts';
 
 const here = new URL('./', import.meta.url);
 
-/** The argocd-cm text for the current health/*.lua files. */
+/** One script serves every kind: they all carry the same four conditions. */
+export const healthScript = () => readFileSync(new URL('health.lua', here), 'utf8');
+
+/** The argocd-cm text for the current health.lua. */
 export function argocdConfigMap(): string {
   const data = Object.fromEntries(
     Object.values(kindNames).map(({ kind }) => [
       `resource.customizations.health.${group}_${kind}`,
-      readFileSync(new URL(`health/${kind.toLowerCase()}.lua`, here), 'utf8'),
+      healthScript(),
     ]),
   );
   const configMap = {
@@ -25,7 +28,7 @@ export function argocdConfigMap(): string {
     data,
   };
   return [
-    '# Generated from deploy/argocd/health/*.lua by `node deploy/argocd/generate.ts`; do not edit.',
+    '# Generated from deploy/argocd/health.lua by `node deploy/argocd/generate.ts`; do not edit.',
     '# Argo CD health checks of the deploy.agents.dev kinds: merge these keys into the argocd-cm ConfigMap',
     '# of your Argo CD installation (or its Helm values under configs.cm).',
     stringify(configMap, { lineWidth: 0 }),
