@@ -8,7 +8,7 @@ import { type KubeObject, type ResourceRef, SECRETS, type Secret } from '../../r
 import type { ControllerContext, OperatorController } from '../types.ts';
 import { repositoryFinder } from './inputs.ts';
 import { DeploymentObserver } from './observer.ts';
-import { DEPLOYMENTS, DeploymentReconciler, keyOf } from './reconciler.ts';
+import { DEPLOYMENTS, DeploymentReconciler, keyOf, knownId } from './reconciler.ts';
 
 export const LISTENERS: ResourceRef = {
   group: 'deploy.agents.dev',
@@ -28,6 +28,14 @@ function readersOf(deployments: Informer<DeploymentResource>, secret: Secret): s
           (d.spec.secretsFrom ?? []).some((s) => s.secretRef.name === secret.metadata.name)),
     )
     .map(keyOf);
+}
+
+/** The service deployment ids the resources have recorded. */
+function* deploymentIds(deployments: Informer<DeploymentResource>): Iterable<string> {
+  for (const d of deployments.list()) {
+    const id = knownId(d);
+    if (id) yield id;
+  }
 }
 
 export function deploymentController(options: ControllerContext): OperatorController {
@@ -55,6 +63,7 @@ export function deploymentController(options: ControllerContext): OperatorContro
       const key = reconciler.ownerOf(id);
       if (key) controller?.enqueue(key);
     },
+    knownIds: () => deploymentIds(deployments),
   });
   const reconciler = new DeploymentReconciler({
     kube,

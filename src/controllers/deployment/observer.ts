@@ -21,6 +21,11 @@ export interface ObserverOptions {
   resyncMs: number;
   /** Called with each id whose observed state changed in a periodic refresh. */
   onChange(id: string): void;
+  /**
+   * Every id the resources know of. A read that has room left in its batch takes along ids never read
+   * yet, so a fresh start reads N deployments in ⌈N/100⌉ calls rather than one call per few reconciles.
+   */
+  knownIds?: () => Iterable<string>;
   now?: () => number;
 }
 
@@ -107,6 +112,7 @@ export class DeploymentObserver {
       const waiting = this.#waiting;
       this.#waiting = new Map();
       const ids = [...waiting.keys()];
+      ids.push(...this.#unread(waiting, batchSize - (ids.length % batchSize)));
       for (let i = 0; i < ids.length; i += batchSize) {
         const chunk = ids.slice(i, i + batchSize);
         this.#read(chunk).then(
@@ -120,6 +126,17 @@ export class DeploymentObserver {
         );
       }
     });
+  }
+
+  /** Up to `room` known ids neither cached nor asked for (room = batchSize: the batch is full). */
+  #unread(waiting: Map<string, Waiter[]>, room: number): string[] {
+    const extra: string[] = [];
+    if (room === batchSize || !this.#options.knownIds) return extra;
+    for (const id of this.#options.knownIds()) {
+      if (extra.length === room) break;
+      if (!this.#cache.has(id) && !waiting.has(id) && !extra.includes(id)) extra.push(id);
+    }
+    return extra;
   }
 
   async #read(ids: string[]): Promise<void> {

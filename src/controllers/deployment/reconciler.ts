@@ -1,6 +1,7 @@
 // Reconciles one Deployment resource (DESIGN.md §3). Level-triggered: it reads the resource from the
 // cache and never assumes which event woke it. The logic lives in pure functions (desired, diff,
 // conditions, status); this file is the IO between them.
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { annotations, finalizer } from '../../api/constants.ts';
 import type { DeploymentResource, DeploymentStatus } from '../../api/deployment.ts';
@@ -54,6 +55,12 @@ export class DeploymentReconciler {
   readonly #d: ReconcilerDeps;
   /** Consecutive polls of a revision in flight, per key: the poll interval backs off. */
   readonly #polls = new Map<string, number>();
+  /**
+   * Per resource, the create the service refused (a digest of generation and body) and why: it is not
+   * sent again until the spec or its inputs change. Without this, the create-pending annotation written
+   * and removed around each refused create is itself a change that wakes the resource: a hot loop.
+   */
+  readonly #refused = new Map<string, { attempt: string; problem: Problem }>();
   /** Which resource owns which service deployment, to wake it when the observer sees a change. */
   readonly #owners = new Map<string, string>();
 
@@ -69,6 +76,7 @@ export class DeploymentReconciler {
     const cached = this.#d.deployments.get(key);
     if (!cached) {
       this.#polls.delete(key);
+      this.#refused.delete(key);
       return undefined;
     }
     let cr = structuredClone(cached);
@@ -197,6 +205,17 @@ export class DeploymentReconciler {
   ): Promise<{ deployment: Deployment; cr: DeploymentResource } | { problem: Problem }> {
     const name = deploymentName(cr);
     const pending = cr.metadata.annotations?.[annotations.createPending] !== undefined;
+    const key = keyOf(cr);
+    const attempt = createHash('sha256')
+      .update(`${cr.metadata.generation}\n${JSON.stringify(desired.create)}`)
+      .digest('base64url');
+    const refused = this.#refused.get(key);
+    if (!pending && refused?.attempt === attempt) return { problem: refused.problem };
+    const refuse = (problem: Problem) => {
+      this.#refused.set(key, { attempt, problem });
+      return { problem };
+    };
+    this.#refused.delete(key);
     if (pending) {
       const found = await this.#findByName(name);
       if (found) return this.#claim(cr, found, 'an earlier create of this resource', log);
@@ -214,24 +233,22 @@ export class DeploymentReconciler {
       this.#event(cr, 'Normal', 'Created', `created service deployment ${name} (${deployment.id})`);
       return { deployment, cr };
     } catch (err) {
-      if (!(err instanceof ServiceError) || err.retryable || err.status === undefined) throw err; // it may have happened: keep the marker
+      if (!isRefusal(err)) throw err; // it may have happened: keep the marker
       if (err.isConflict) {
         const found = await this.#findByName(name);
         if (found && (cr.spec.adopt || pending))
           return this.#claim(cr, found, cr.spec.adopt ? 'spec.adopt' : 'an earlier create', log);
         await this.#patchAnnotations(cr, { [annotations.createPending]: null });
-        return {
-          problem: {
-            reason: 'AlreadyExists',
-            message: found
-              ? `a service deployment named ${name} already exists (${found.id}); set spec.adopt: true to take it over`
-              : `the service refused the name ${name}: ${err.detail}`,
-            stalled: true,
-          },
-        };
+        return refuse({
+          reason: 'AlreadyExists',
+          message: found
+            ? `a service deployment named ${name} already exists (${found.id}); set spec.adopt: true to take it over`
+            : `the service refused the name ${name}: ${err.detail}`,
+          stalled: true,
+        });
       }
       await this.#patchAnnotations(cr, { [annotations.createPending]: null });
-      return { problem: refusal(err) };
+      return refuse(refusal(err));
     }
   }
 
@@ -398,9 +415,17 @@ export const keyOf = (cr: DeploymentResource) => `${cr.metadata.namespace}/${cr.
 export const knownId = (cr: DeploymentResource): string | undefined =>
   cr.metadata.annotations?.[annotations.deploymentId] || cr.status?.deploymentId || undefined;
 
+/**
+ * A 4xx answer that trying again will not change. Not a 5xx: the service may have acted before it
+ * failed (a create may exist), and it may well succeed next time, so that is retried with backoff.
+ */
+function isRefusal(err: unknown): err is ServiceError {
+  return err instanceof ServiceError && !err.retryable && err.status !== undefined && err.status < 500;
+}
+
 /** A definite refusal from the service (4xx): Stalled with the service's own words. */
 function refusal(err: unknown): Problem {
-  if (!(err instanceof ServiceError) || err.retryable || err.status === undefined) throw err;
+  if (!isRefusal(err)) throw err;
   if (err.isConflict) return { reason: 'ServiceError', message: err.detail, stalled: false };
   if (err.isForbidden) return { reason: 'Forbidden', message: err.detail, stalled: true };
   return { reason: 'InvalidSpec', message: err.detail, stalled: true };

@@ -58,4 +58,17 @@ describe('DeploymentObserver', () => {
     expect(await listCalls()).toBe(before + 2);
     expect(changed).toEqual([ids[7]]);
   });
+
+  it('fills a read with known ids never read, so a fresh start costs ⌈N/100⌉ calls', async () => {
+    const observer = new DeploymentObserver(client, {
+      resyncMs: 60_000,
+      onChange: () => {},
+      knownIds: () => ids,
+    });
+    const before = await listCalls();
+    // Reconciles ask a few at a time, as the work queue's workers do after a restart.
+    for (let i = 0; i < ids.length; i += 4)
+      await Promise.all(ids.slice(i, i + 4).map((id) => observer.get(id, 60_000)));
+    expect(await listCalls()).toBe(before + 2);
+  });
 });
