@@ -40,10 +40,36 @@ export function resourceListerWatcher<T extends KubeObject>(
 ): ListerWatcher<T> {
   const { labelSelector, pageSize } = options;
   return {
-    list: (namespace, signal) => client.listAll<T>(resource, { namespace, labelSelector, pageSize, signal }),
-    watch: (namespace, resourceVersion, timeoutSeconds, signal) =>
-      client.watch<T>(resource, { namespace, labelSelector, resourceVersion, timeoutSeconds, signal }),
+    async list(namespace, signal) {
+      const page = await client.listAll<T>(resource, { namespace, labelSelector, pageSize, signal });
+      for (const obj of page.items) withoutManagedFields(obj);
+      return page;
+    },
+    async watch(namespace, resourceVersion, timeoutSeconds, signal) {
+      const events = await client.watch<T>(resource, {
+        namespace,
+        labelSelector,
+        resourceVersion,
+        timeoutSeconds,
+        signal,
+      });
+      return (async function* () {
+        for await (const event of events) {
+          if (event.type !== 'ERROR') withoutManagedFields(event.object);
+          yield event;
+        }
+      })();
+    },
   };
+}
+
+/**
+ * metadata.managedFields is server-side apply's bookkeeping: often larger than the rest of the object,
+ * never read by a controller, and kept by the apiserver when an update leaves it out. Caches hold the
+ * object without it.
+ */
+function withoutManagedFields(obj: KubeObject): void {
+  delete (obj.metadata as { managedFields?: unknown }).managedFields;
 }
 
 export interface InformerHandlers<T> {

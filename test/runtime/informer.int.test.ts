@@ -205,4 +205,27 @@ describe('Informer after 410 Gone', () => {
     await informer.stop();
     expect(admin.openWatches).toBe(0);
   });
+
+  it('caches objects without managedFields, and an update from the cache keeps them on the server', async () => {
+    const ns = await createTestNamespace('rt-lean');
+    await admin.create(CONFIGMAPS, configMap(ns, 'lean', { a: '1' }));
+    const informer = new Informer<Obj>(resourceListerWatcher(admin, CONFIGMAPS), { namespaces: [ns] });
+    informer.start();
+    try {
+      await informer.waitForSync();
+      const listed = informer.get(`${ns}/lean`)!;
+      expect(listed.metadata).not.toHaveProperty('managedFields');
+      await admin.update(CONFIGMAPS, { ...listed, data: { a: '2' } });
+      await until(() => informer.get(`${ns}/lean`)?.data?.a === '2'); // through the watch
+      expect(informer.get(`${ns}/lean`)!.metadata).not.toHaveProperty('managedFields');
+      const stored = await admin.get<Obj & { metadata: { managedFields?: unknown[] } }>(
+        CONFIGMAPS,
+        'lean',
+        ns,
+      );
+      expect(stored.metadata.managedFields?.length).toBeGreaterThan(0);
+    } finally {
+      await informer.stop();
+    }
+  });
 });
