@@ -9,9 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { Agent, request } from 'undici';
-import { parseAllDocuments } from 'yaml';
 import { parseDuration } from '../src/cli/duration.ts';
 import { startControlPlane } from '../src/controlplane/controlplane.ts';
+import { installCrds } from '../src/controlplane/crds.ts';
 import { startEmulator } from '../src/emulator/server.ts';
 
 const { values } = parseArgs({
@@ -51,14 +51,7 @@ const apiserverWrites = async () => {
 
 let operator: ReturnType<typeof spawn> | undefined;
 try {
-  const crds = ['deployments', 'listeners', 'agentconnections', 'oauthtokens'].map((p) =>
-    parseAllDocuments(readFileSync(new URL(`../crds/${p}.yaml`, import.meta.url), 'utf8'))[0]!.toJSON(),
-  );
-  await kubectl(
-    ['apply', '--server-side', '-f', '-'],
-    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: crds }),
-  );
-  await kubectl(['wait', '--for=condition=Established', 'crd/deployments.deploy.agents.dev']);
+  await installCrds(cp.kubeconfigPath);
   await kubectl(['create', 'namespace', 'bench']);
 
   operator = spawn(

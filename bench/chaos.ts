@@ -8,13 +8,12 @@
 // `runChaos` is also the CI integration test (test/bench/chaos.int.test.ts) at a smaller size.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { parseAllDocuments } from 'yaml';
 import { parseDuration } from '../src/cli/duration.ts';
 import { startControlPlane } from '../src/controlplane/controlplane.ts';
+import { installCrds } from '../src/controlplane/crds.ts';
 import type { FaultConfig } from '../src/emulator/faults.ts';
 import { startEmulator } from '../src/emulator/server.ts';
 
@@ -150,14 +149,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
   let rotation: NodeJS.Timeout | undefined;
   try {
-    const crds = ['deployments', 'listeners', 'agentconnections', 'oauthtokens'].map((p) =>
-      parseAllDocuments(readFileSync(new URL(`../crds/${p}.yaml`, import.meta.url), 'utf8'))[0]!.toJSON(),
-    );
-    await kubectl(
-      ['apply', '--server-side', '-f', '-'],
-      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: crds }),
-    );
-    await kubectl(['wait', '--for=condition=Established', 'crd/deployments.deploy.agents.dev']);
+    await installCrds(cp.kubeconfigPath);
     await kubectl(['create', 'namespace', 'chaos']);
 
     // Faults from the start: the creates themselves meet them.

@@ -5,8 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CoreV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
+import { installCrds as installCrdsWith } from '../../src/controlplane/crds.ts';
 import { kubeconfigYaml } from '../../src/controlplane/kubeconfig.ts';
 
 export function kubeconfigPath(): string {
@@ -46,26 +47,12 @@ export async function createTestNamespace(prefix: string): Promise<string> {
   return name;
 }
 
-/**
- * Applies each CRD (server-side, through kubectl) and waits until the apiserver serves it.
- * Not through client-node's typed API: its model serializer drops fields it has no camelCase name
- * for, such as `x-kubernetes-validations`, which would silently remove every CEL rule.
- */
-export async function installCrds(docs: object[], timeoutMs = 30_000): Promise<void> {
-  const list = { apiVersion: 'v1', kind: 'List', items: docs };
-  await kubectl(
-    ['apply', '--server-side', '--force-conflicts', '--field-manager=agent-deploy-tests', '-f', '-'],
-    {
-      input: JSON.stringify(list),
-    },
-  );
-  const names = docs.map((d) => `crd/${(d as V1CustomResourceDefinition).metadata!.name}`);
-  await kubectl([
-    'wait',
-    '--for=condition=Established',
-    `--timeout=${Math.ceil(timeoutMs / 1000)}s`,
-    ...names,
-  ]);
+/** Installs CRDs on the test control plane (see src/controlplane/crds.ts) and waits until they are served. */
+export function installCrds(docs: object[], timeoutMs = 30_000): Promise<void> {
+  return installCrdsWith(kubeconfigPath(), docs, {
+    timeoutS: Math.ceil(timeoutMs / 1000),
+    fieldManager: 'agent-deploy-tests',
+  });
 }
 
 /**

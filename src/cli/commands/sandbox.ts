@@ -1,14 +1,10 @@
-// agent-deploy sandbox: everything on one machine — a real kube-apiserver + etcd, the service emulator and
-// the operator as its own process — so a newcomer can `kubectl apply -f examples/…` and watch it work.
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { kindNames } from '../../api/constants.ts';
 import { type ControlPlane, startControlPlane } from '../../controlplane/controlplane.ts';
+import { installCrds } from '../../controlplane/crds.ts';
 import { freePort } from '../../controlplane/ports.ts';
 import { type ServerProcess, startServer } from '../../controlplane/process.ts';
 import type { Mode } from '../../emulator/config.ts';
@@ -25,7 +21,6 @@ interface Flags {
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'bin', 'agent-deploy.js');
-const crdDir = join(root, 'crds');
 
 const wholeNumber = (value: string): number => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number ≥ 0');
@@ -114,34 +109,6 @@ async function run(flags: Flags): Promise<void> {
   const tail = operator.logTail(10);
   await stopAll();
   throw new Error(`the operator exited (code ${exitCode}); see ${operatorLog}:\n${tail}`);
-}
-
-/** Server-side apply through kubectl (client-node's typed API would drop the CEL rules), then wait Established. */
-async function installCrds(kubeconfig: string): Promise<void> {
-  const files = Object.values(kindNames).map((k) => join(crdDir, `${k.plural}.yaml`));
-  await kubectl(kubeconfig, [
-    'apply',
-    '--server-side',
-    '--force-conflicts',
-    '--field-manager=agent-deploy-sandbox',
-    ...files.flatMap((f) => ['-f', f]),
-  ]);
-  await kubectl(kubeconfig, [
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    ...files.flatMap((f) => ['-f', f]),
-  ]);
-}
-
-async function kubectl(kubeconfig: string, args: string[]): Promise<void> {
-  try {
-    await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfig, ...args]);
-  } catch (err) {
-    const e = err as { code?: string; stderr?: string; message: string };
-    if (e.code === 'ENOENT') throw new Error('kubectl not found on PATH; the sandbox installs CRDs with it');
-    throw new Error(`kubectl ${args[0]} failed: ${e.stderr?.trim() || e.message}`);
-  }
 }
 
 /** The asked-for port, or a free one when another process holds it. */

@@ -1,20 +1,10 @@
 // Shared set-up for Deployment controller tests: CRDs installed, an emulator, a namespace, kubectl.
-import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
+import { crdDocuments } from '../../../src/api/crd.ts';
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
 import { createTestNamespace, installCrds, kubectl } from '../../support/kube.ts';
 
-export function crdDocs(): object[] {
-  return ['deployments', 'listeners', 'agentconnections', 'oauthtokens'].map(
-    (p) =>
-      parseAllDocuments(
-        readFileSync(new URL(`../../../crds/${p}.yaml`, import.meta.url), 'utf8'),
-      )[0]!.toJSON() as object,
-  );
-}
-
 export async function setUp(prefix: string, emulator: EmulatorOptions = {}) {
-  await installCrds(crdDocs());
+  await installCrds(crdDocuments());
   const namespace = await createTestNamespace(prefix);
   const emu = await startEmulator({ port: 0, stepMs: 0, ...emulator });
   return { namespace, emu };
