@@ -2,6 +2,7 @@
 // Not through client-node's typed API: its model serializer drops fields it has no camelCase name for,
 // such as `x-kubernetes-validations`, which would silently remove every CEL rule.
 import { execFile } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { crdDocuments } from '../api/crd.ts';
 
@@ -23,6 +24,33 @@ export async function installCrds(
     ['apply', '--server-side', '--force-conflicts', `--field-manager=${fieldManager}`, '-f', '-'],
     JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }),
   );
-  const names = docs.map((d) => `crd/${(d as { metadata: { name: string } }).metadata.name}`);
-  await kubectl(['wait', '--for=condition=Established', `--timeout=${timeoutS}s`, ...names]);
+  type Crd = {
+    metadata: { name: string };
+    spec: { group: string; names: { plural: string }; versions: { name: string }[] };
+  };
+  const crds = docs as Crd[];
+  await kubectl([
+    'wait',
+    '--for=condition=Established',
+    `--timeout=${timeoutS}s`,
+    ...crds.map((c) => `crd/${c.metadata.name}`),
+  ]);
+  // Established comes before the discovery and OpenAPI documents kubectl resolves and explains kinds
+  // with: wait until it can, so that whoever runs kubectl next is not told the kind does not exist.
+  const deadline = Date.now() + timeoutS * 1000;
+  for (const { spec } of crds) {
+    for (;;) {
+      try {
+        await kubectl([
+          'explain',
+          spec.names.plural,
+          `--api-version=${spec.group}/${spec.versions[0]!.name}`,
+        ]);
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await sleep(250);
+      }
+    }
+  }
 }

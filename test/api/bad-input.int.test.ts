@@ -10,16 +10,6 @@ let ns: string;
 beforeAll(async () => {
   await installCrds(crdDocuments());
   ns = await createTestNamespace('bad-input');
-  // Established precedes the discovery documents kubectl resolves kinds with.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await kubectl(['explain', 'agentdeployments.spec']);
-      break;
-    } catch (err) {
-      if (attempt === 60) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
 });
 
 /** kubectl apply with strict field validation, as kubectl does by default. */

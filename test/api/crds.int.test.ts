@@ -9,16 +9,6 @@ let ns: string;
 beforeAll(async () => {
   await installCrds(crdDocuments());
   ns = await createTestNamespace('api');
-  // Established precedes the discovery and OpenAPI documents kubectl resolves names and explains with.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await kubectl(['explain', 'agentdeployments.spec']);
-      break;
-    } catch (err) {
-      if (attempt === 60) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
 });
 
 async function apply(manifest: object, ...flags: string[]): Promise<string> {

@@ -10,6 +10,7 @@ import { buildEvent, type KubeClient, type ResourceRef, splitKey } from '../../r
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import { type Deployment, type Revision, terminalRevisionStatuses } from '../../service/wire.ts';
+import { OutcomeMemo } from '../memo.ts';
 import {
   type ConditionSet,
   computeConditions,
@@ -60,7 +61,7 @@ export class DeploymentReconciler {
    * sent again until the spec or its inputs change. Without this, the create-pending annotation written
    * and removed around each refused create is itself a change that wakes the resource: a hot loop.
    */
-  readonly #refused = new Map<string, { attempt: string; problem: Problem }>();
+  readonly #refused = new OutcomeMemo<Problem>(Number.POSITIVE_INFINITY);
   /** Which resource owns which service deployment, to wake it when the observer sees a change. */
   readonly #owners = new Map<string, string>();
 
@@ -209,10 +210,10 @@ export class DeploymentReconciler {
     const attempt = createHash('sha256')
       .update(`${cr.metadata.generation}\n${JSON.stringify(desired.create)}`)
       .digest('base64url');
-    const refused = this.#refused.get(key);
-    if (!pending && refused?.attempt === attempt) return { problem: refused.problem };
+    const refused = this.#refused.get(key, attempt);
+    if (!pending && refused) return { problem: refused };
     const refuse = (problem: Problem) => {
-      this.#refused.set(key, { attempt, problem });
+      this.#refused.set(key, attempt, problem);
       return { problem };
     };
     this.#refused.delete(key);
