@@ -64,6 +64,42 @@ export function resourceListerWatcher<T extends KubeObject>(
 }
 
 /**
+ * Lists and watches only the identity of each object (PartialObjectMetadata, then just namespace, name,
+ * uid and resourceVersion): enough to learn that an object appeared, changed or went, at a few hundred
+ * bytes per object whatever its size. For kinds whose bodies are large or private (Secrets), where a
+ * controller reads only the few it needs, on demand.
+ */
+export function metadataListerWatcher(client: KubeClient, resource: ResourceRef): ListerWatcher<KubeObject> {
+  return {
+    async list(namespace, signal) {
+      const page = await client.listAll(resource, { namespace, metadataOnly: true, signal });
+      return { ...page, items: page.items.map(identity) };
+    },
+    async watch(namespace, resourceVersion, timeoutSeconds, signal) {
+      const events = await client.watch(resource, {
+        namespace,
+        metadataOnly: true,
+        resourceVersion,
+        timeoutSeconds,
+        signal,
+      });
+      return (async function* () {
+        for await (const event of events) {
+          yield event.type === 'ERROR' || event.type === 'BOOKMARK'
+            ? event
+            : { type: event.type, object: identity(event.object) };
+        }
+      })();
+    },
+  };
+}
+
+function identity(obj: KubeObject): KubeObject {
+  const { name, namespace, uid, resourceVersion } = obj.metadata;
+  return { metadata: { name, namespace, uid, resourceVersion } };
+}
+
+/**
  * metadata.managedFields is server-side apply's bookkeeping: often larger than the rest of the object,
  * never read by a controller, and kept by the apiserver when an update leaves it out. Caches hold the
  * object without it.
@@ -79,6 +115,9 @@ export interface InformerHandlers<T> {
   /** With the last state the informer knew. */
   onDelete?(obj: T): void;
 }
+
+/** The index values of an object (client-go's IndexFunc): e.g. the Secrets a resource reads. */
+export type IndexFunc<T> = (obj: T) => string[];
 
 export interface InformerOptions {
   /** Namespaces to watch, each with its own list+watch; undefined means all namespaces. */
@@ -140,6 +179,8 @@ interface Scope {
 export class Informer<T extends KubeObject> {
   readonly #source: ListerWatcher<T>;
   readonly #cache = new Map<string, T>();
+  /** Per index: value → keys of the objects that have it. */
+  readonly #indices = new Map<string, { fn: IndexFunc<T>; keys: Map<string, Set<string>> }>();
   readonly #handlers: InformerHandlers<T>[] = [];
   readonly #scopes: Scope[];
   readonly #resyncMs: number;
@@ -175,6 +216,60 @@ export class Informer<T extends KubeObject> {
   addHandlers(handlers: InformerHandlers<T>): void {
     this.#handlers.push(handlers);
     for (const obj of this.#cache.values()) this.#call(handlers, 'onAdd', obj);
+  }
+
+  /**
+   * Adds an index (client-go's Indexer): byIndex(name, value) then answers without scanning the cache.
+   * Add indexes before start().
+   */
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    const index = { fn, keys: new Map<string, Set<string>>() };
+    this.#indices.set(name, index);
+    for (const [key, obj] of this.#cache) this.#indexAdd(index, key, obj);
+  }
+
+  /** The cached objects whose index `name` has `value`. */
+  byIndex(name: string, value: string): T[] {
+    const keys = this.#index(name).keys.get(value);
+    return keys ? [...keys].map((key) => this.#cache.get(key)!) : [];
+  }
+
+  /** Every value index `name` holds for at least one cached object. */
+  indexValues(name: string): IterableIterator<string> {
+    return this.#index(name).keys.keys();
+  }
+
+  #index(name: string) {
+    const index = this.#indices.get(name);
+    if (!index) throw new Error(`informer has no index ${name}`);
+    return index;
+  }
+
+  /** Every cache write goes through here, so the indexes never disagree with the cache. */
+  #store(key: string, obj: T | undefined): void {
+    const old = this.#cache.get(key);
+    for (const index of this.#indices.values()) {
+      if (old) this.#indexRemove(index, key, old);
+      if (obj) this.#indexAdd(index, key, obj);
+    }
+    if (obj) this.#cache.set(key, obj);
+    else this.#cache.delete(key);
+  }
+
+  #indexAdd(index: { fn: IndexFunc<T>; keys: Map<string, Set<string>> }, key: string, obj: T): void {
+    for (const value of index.fn(obj)) {
+      const keys = index.keys.get(value) ?? new Set<string>();
+      keys.add(key);
+      index.keys.set(value, keys);
+    }
+  }
+
+  #indexRemove(index: { fn: IndexFunc<T>; keys: Map<string, Set<string>> }, key: string, obj: T): void {
+    for (const value of index.fn(obj)) {
+      const keys = index.keys.get(value);
+      keys?.delete(key);
+      if (keys?.size === 0) index.keys.delete(value);
+    }
   }
 
   /** Starts every scope's loop; calling it again does nothing. */
@@ -271,15 +366,15 @@ export class Informer<T extends KubeObject> {
     const inScope = new Map([...this.#cache].filter(([, obj]) => this.#inScope(scope, obj)));
     const diff = diffRelist(inScope, page.items);
     for (const obj of diff.deleted) {
-      this.#cache.delete(objectKey(obj));
+      this.#store(objectKey(obj), undefined);
       this.#emit('onDelete', obj);
     }
     for (const obj of diff.added) {
-      this.#cache.set(objectKey(obj), obj);
+      this.#store(objectKey(obj), obj);
       this.#emit('onAdd', obj);
     }
     for (const [old, obj] of [...diff.updated, ...(resync ? diff.unchanged : [])]) {
-      this.#cache.set(objectKey(obj), obj);
+      this.#store(objectKey(obj), obj);
       this.#emit('onUpdate', old, obj);
     }
     scope.resourceVersion = page.resourceVersion;
@@ -293,6 +388,8 @@ export class Informer<T extends KubeObject> {
 
   /** One watch, until the server ends it, it fails, it goes silent, a resync is due, or stop. */
   async #watch(scope: Scope, stop: AbortSignal): Promise<WatchEnd> {
+    // A stop that came while the list was being applied fires no abort event any more.
+    if (stop.aborted) return 'stopped';
     const abort = new AbortController();
     let end: WatchEnd = 'closed';
     const finish = (why: WatchEnd) => {
@@ -338,11 +435,11 @@ export class Informer<T extends KubeObject> {
     const key = objectKey(obj);
     const old = this.#cache.get(key);
     if (type === 'DELETED') {
-      this.#cache.delete(key);
+      this.#store(key, undefined);
       this.#emit('onDelete', obj);
       return;
     }
-    this.#cache.set(key, obj);
+    this.#store(key, obj);
     if (old) this.#emit('onUpdate', old, obj);
     else this.#emit('onAdd', obj);
   }

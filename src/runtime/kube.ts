@@ -74,6 +74,11 @@ export interface ListOptions {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * Ask for PartialObjectMetadata: name, versions, labels and annotations, never the rest (a Secret's
+   * data stays on the server). No fallback to whole objects: a server that cannot answers 406.
+   */
+  metadataOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -115,6 +120,9 @@ export interface Lease extends KubeObject {
     leaseTransitions?: number;
   };
 }
+
+const partialMetadata = (kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList') =>
+  `application/json;as=${kind};g=meta.k8s.io;v=v1`;
 
 export const SECRETS: ResourceRef = { group: '', version: 'v1', plural: 'secrets', namespaced: true };
 export const CONFIGMAPS: ResourceRef = { group: '', version: 'v1', plural: 'configmaps', namespaced: true };
@@ -290,6 +298,7 @@ export class KubeClient {
       undefined,
       undefined,
       options.signal,
+      options.metadataOnly ? partialMetadata('PartialObjectMetadataList') : undefined,
     );
     return {
       items: body.items ?? [],
@@ -350,7 +359,10 @@ export class KubeClient {
     try {
       response = await request(`${this.#server}${resourcePath(res, options.namespace)}?${query}`, {
         method: 'GET',
-        headers: await this.#headers(),
+        headers: await this.#headers(
+          undefined,
+          options.metadataOnly ? partialMetadata('PartialObjectMetadata') : undefined,
+        ),
         dispatcher,
         signal: options.signal,
         headersTimeout: this.#timeoutMs,
@@ -501,10 +513,10 @@ export class KubeClient {
     return this.update(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease });
   }
 
-  async #headers(contentType?: string): Promise<Record<string, string>> {
+  async #headers(contentType?: string, accept = 'application/json'): Promise<Record<string, string>> {
     const opts: { headers?: Record<string, string>; auth?: string } = {};
     await this.#kc.applyToHTTPSOptions(opts as never);
-    const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
+    const headers: Record<string, string> = { accept, ...(opts.headers ?? {}) };
     if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     if (contentType) headers['content-type'] = contentType;
     return headers;
@@ -516,11 +528,12 @@ export class KubeClient {
     body?: unknown,
     contentType = 'application/json',
     signal?: AbortSignal,
+    accept?: string,
   ): Promise<T> {
     const response = await request(`${this.#server}${path}`, {
       method,
       signal,
-      headers: await this.#headers(body === undefined ? undefined : contentType),
+      headers: await this.#headers(body === undefined ? undefined : contentType, accept),
       body: body === undefined ? undefined : JSON.stringify(body),
       dispatcher: this.#dispatcher,
       headersTimeout: this.#timeoutMs,
