@@ -59,6 +59,7 @@ export const conditionReasons = [
   'ServiceError',
   'InvalidSpec',
   'SecretNotFound',
+  'SecretForbidden',
   'ListenerNotReady',
   'RepositoryNotFound',
   'AlreadyExists',

@@ -24,6 +24,7 @@ import {
   observedGeneration,
   type Resource,
   readyColumn,
+  syncedColumn,
   timestamp,
 } from './fields.ts';
 import { Container, Volume, VolumeMount } from './pod-objects.ts';
@@ -353,6 +354,7 @@ export const deployment: KindDefinition = {
       description: 'Status of the latest revision.',
     },
     readyColumn,
+    syncedColumn,
     ageColumn,
   ],
 };

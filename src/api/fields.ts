@@ -122,6 +122,14 @@ export const readyColumn: PrinterColumn = {
   description: 'Status of the Ready condition.',
 };
 
+/** Why the spec is or is not held: ReconcilePaused, SecretNotFound, Unauthorized, … */
+export const syncedColumn: PrinterColumn = {
+  name: 'SYNCED',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Synced")].reason',
+  description: 'Reason of the Synced condition (ReconcilePaused while paused).',
+};
+
 export const ageColumn: PrinterColumn = {
   name: 'AGE',
   type: 'date',

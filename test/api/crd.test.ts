@@ -105,7 +105,7 @@ describe('generated CRDs', () => {
       docs.map((d) => [d.spec.names.kind, d.spec.versions[0]!.additionalPrinterColumns.map((c) => c.name)]),
     );
     expect(columns).toEqual({
-      Deployment: ['SOURCE', 'STATUS', 'REVISION', 'READY', 'AGE'],
+      Deployment: ['SOURCE', 'STATUS', 'REVISION', 'READY', 'SYNCED', 'AGE'],
       Listener: ['COMPUTE-ID', 'LISTENER-ID', 'VERSION', 'READY', 'AGE'],
       AgentConnection: ['AGENT', 'TOKEN', 'PROVIDER', 'READY', 'AGE'],
       OAuthToken: ['TOKEN', 'LABEL', 'DEFAULT', 'READY', 'AGE'],

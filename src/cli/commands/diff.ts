@@ -288,7 +288,10 @@ async function inputSources(
       );
   }
   return {
-    secret: (_ns, name) => secrets.get(name),
+    secret: async (_ns, name) => {
+      const secret = secrets.get(name);
+      return secret ? { data: secret.data ?? {} } : { missing: 'NotFound' };
+    },
     listener: (name) => listeners.get(name),
     repository: deps.findRepository,
   };

@@ -159,7 +159,7 @@ export function pausedConditions(previous: Condition[] | undefined): ConditionSe
 export function toConditions(
   set: ConditionSet,
   previous: Condition[] | undefined,
-  generation: number,
+  generation: number | undefined,
   now: string,
 ): Condition[] {
   return (Object.entries(set) as [ConditionType, ConditionValue][]).map(([type, value]) => {
@@ -167,7 +167,7 @@ export function toConditions(
     return {
       type,
       status: value.status,
-      observedGeneration: generation,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
       lastTransitionTime: before && before.status === value.status ? before.lastTransitionTime : now,
       reason: value.reason,
       message: value.message,

@@ -1,10 +1,12 @@
-// Wires the Deployment controller: informers for Deployment resources, the Secrets and Listeners they
-// refer to, the batched observer of the service, and the reconciler behind a work queue.
+// Wires the Deployment controller: informers for Deployment resources, the Secrets (identities only)
+// and Listeners they refer to, the batched observer of the service, and the reconciler behind a work
+// queue. Indexes answer "who refers to this" without scanning every resource on each event.
 import type { DeploymentResource } from '../../api/deployment.ts';
 import type { ListenerResource } from '../../api/listener.ts';
 import { Controller, watchPrimary, watchSecondary } from '../../runtime/controller.ts';
-import { Informer, resourceListerWatcher } from '../../runtime/informer.ts';
-import { type KubeObject, type ResourceRef, SECRETS, type Secret } from '../../runtime/kube.ts';
+import { Informer, metadataListerWatcher, resourceListerWatcher } from '../../runtime/informer.ts';
+import { type KubeObject, objectKey, type ResourceRef, SECRETS } from '../../runtime/kube.ts';
+import { SecretReader } from '../secret-reader.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
 import { repositoryFinder } from './inputs.ts';
 import { DeploymentObserver } from './observer.ts';
@@ -17,25 +19,19 @@ export const LISTENERS: ResourceRef = {
   namespaced: false,
 };
 
-/** The Deployment resources in `namespace` that read Secret `name`. */
-function readersOf(deployments: Informer<DeploymentResource>, secret: Secret): string[] {
-  return deployments
-    .list()
-    .filter(
-      (d) =>
-        d.metadata.namespace === secret.metadata.namespace &&
-        ((d.spec.secrets ?? []).some((s) => s.valueFrom?.secretKeyRef.name === secret.metadata.name) ||
-          (d.spec.secretsFrom ?? []).some((s) => s.secretRef.name === secret.metadata.name)),
-    )
-    .map(keyOf);
-}
+/** Indexes of the Deployment resources: who reads a Secret, names a Listener, holds a service deployment. */
+const bySecret = 'secret';
+const byListener = 'listener';
+const byDeploymentId = 'deploymentId';
 
-/** The service deployment ids the resources have recorded. */
-function* deploymentIds(deployments: Informer<DeploymentResource>): Iterable<string> {
-  for (const d of deployments.list()) {
-    const id = knownId(d);
-    if (id) yield id;
-  }
+/** `namespace/name` of every Secret the resource reads. */
+function secretKeys(d: DeploymentResource): string[] {
+  const ns = d.metadata.namespace;
+  const names = [
+    ...(d.spec.secretsFrom ?? []).map((s) => s.secretRef.name),
+    ...(d.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : [])),
+  ];
+  return [...new Set(names)].map((name) => `${ns}/${name}`);
 }
 
 export function deploymentController(options: ControllerContext): OperatorController {
@@ -45,10 +41,26 @@ export function deploymentController(options: ControllerContext): OperatorContro
     ...informerOptions,
     name: 'deployments',
   });
-  const secrets = new Informer<Secret>(resourceListerWatcher(kube, SECRETS), {
+  deployments.addIndex(bySecret, secretKeys);
+  deployments.addIndex(byListener, (d) => (d.spec.listenerRef ? [d.spec.listenerRef.name] : []));
+  deployments.addIndex(byDeploymentId, (d) => {
+    const id = knownId(d);
+    return id ? [id] : [];
+  });
+  const readersOf = (index: string, value: string) => deployments.byIndex(index, value).map(keyOf);
+  // Identities only: the data of the few Secrets a resource references is read on demand.
+  const secrets = new Informer<KubeObject>(metadataListerWatcher(kube, SECRETS), {
     ...informerOptions,
     name: 'secrets',
   });
+  const secretReader = new SecretReader(kube, secrets);
+  // Nothing is kept for a Secret no resource references any more (indexes are current when handlers run).
+  const forgetUnread = (old: DeploymentResource) => {
+    for (const key of secretKeys(old))
+      if (deployments.byIndex(bySecret, key).length === 0) secretReader.forget(key);
+  };
+  deployments.addHandlers({ onUpdate: forgetUnread, onDelete: forgetUnread });
+  secrets.addHandlers({ onDelete: (s) => secretReader.forget(objectKey(s)) });
   const listeners = new Informer<ListenerResource>(resourceListerWatcher(kube, LISTENERS), {
     resyncMs,
     logger,
@@ -60,21 +72,21 @@ export function deploymentController(options: ControllerContext): OperatorContro
   const observer = new DeploymentObserver(service, {
     resyncMs,
     onChange: (id) => {
-      const key = reconciler.ownerOf(id);
-      if (key) controller?.enqueue(key);
+      for (const key of readersOf(byDeploymentId, id)) controller?.enqueue(key);
     },
-    knownIds: () => deploymentIds(deployments),
+    liveIds: () => deployments.indexValues(byDeploymentId),
   });
   const reconciler = new DeploymentReconciler({
     kube,
     service,
     observer,
     deployments,
+    owners: (id) => deployments.byIndex(byDeploymentId, id),
     // Twice the resync period: the observer refreshes every entry within 1.1 periods.
     resyncMs: 2 * resyncMs,
     logger,
     inputs: {
-      secret: (namespace, name) => secrets.get(`${namespace}/${name}`),
+      secret: (namespace, name) => secretReader.read(namespace, name),
       listener: (name) => listeners.get(name),
       repository: findRepository,
     },
@@ -83,13 +95,8 @@ export function deploymentController(options: ControllerContext): OperatorContro
     name: 'deployment',
     watches: [
       watchPrimary(deployments),
-      watchSecondary(secrets, (secret) => readersOf(deployments, secret)),
-      watchSecondary(listeners, (listener) =>
-        deployments
-          .list()
-          .filter((d) => d.spec.listenerRef?.name === listener.metadata.name)
-          .map(keyOf),
-      ),
+      watchSecondary(secrets, (secret) => readersOf(bySecret, objectKey(secret))),
+      watchSecondary(listeners, (listener) => readersOf(byListener, listener.metadata.name)),
     ],
     reconcile: (key) => reconciler.reconcile(key),
     concurrency: options.concurrency,

@@ -1,17 +1,17 @@
 // Resolves what a Deployment resource refers to: Kubernetes Secrets, a Listener resource, a code-host
-// repository. Secrets and Listeners come from informer caches (their watches wake the resource when
-// they change); repositories from the service, cached for a few minutes.
+// repository. Secrets come from the SecretReader and Listeners from an informer cache (their watches
+// wake the resource when they change); repositories from the service, cached for a few minutes.
 import type { DeploymentResource } from '../../api/deployment.ts';
 import type { ListenerResource } from '../../api/listener.ts';
-import type { Secret } from '../../runtime/kube.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { Repository } from '../../service/wire.ts';
+import type { SecretLookup } from '../secret-reader.ts';
 import type { Problem } from './conditions.ts';
 import type { ResolvedInputs } from './desired.ts';
 
 export interface InputSources {
-  secret(namespace: string, name: string): Secret | undefined;
+  secret(namespace: string, name: string): Promise<SecretLookup>;
   listener(name: string): ListenerResource | undefined;
   repository(owner: string, name: string, hosted: boolean): Promise<Repository | undefined>;
 }
@@ -26,16 +26,10 @@ export async function resolveInputs(cr: DeploymentResource, sources: InputSource
   const byName = new Map<string, string>();
 
   for (const { secretRef } of spec.secretsFrom ?? []) {
-    const secret = sources.secret(namespace, secretRef.name);
-    if (!secret)
-      return {
-        problem: {
-          reason: 'SecretNotFound',
-          message: `Secret ${namespace}/${secretRef.name} (spec.secretsFrom) not found`,
-          stalled: false,
-        },
-      };
-    for (const [key, value] of Object.entries(secret.data ?? {})) byName.set(key, decode(value));
+    const secret = await sources.secret(namespace, secretRef.name);
+    if ('missing' in secret)
+      return secretProblem(secret.missing, `Secret ${namespace}/${secretRef.name}`, 'spec.secretsFrom');
+    for (const [key, value] of Object.entries(secret.data)) byName.set(key, decode(value));
   }
   // Entries of spec.secrets win over secretsFrom.
   for (const entry of spec.secrets ?? []) {
@@ -44,17 +38,14 @@ export async function resolveInputs(cr: DeploymentResource, sources: InputSource
       continue;
     }
     const ref = entry.valueFrom!.secretKeyRef;
-    const data = sources.secret(namespace, ref.name)?.data?.[ref.key];
+    const secret = await sources.secret(namespace, ref.name);
+    const where = `secret ${entry.name}`;
+    if ('missing' in secret && (secret.missing === 'Forbidden' || !ref.optional))
+      return secretProblem(secret.missing, `Secret ${namespace}/${ref.name}`, where);
+    const data = 'data' in secret ? secret.data[ref.key] : undefined;
     if (data !== undefined) byName.set(entry.name, decode(data));
-    else if (!ref.optional) {
-      return {
-        problem: {
-          reason: 'SecretNotFound',
-          message: `key ${ref.key} of Secret ${namespace}/${ref.name} (secret ${entry.name}) not found`,
-          stalled: false,
-        },
-      };
-    }
+    else if (!ref.optional)
+      return secretProblem('NotFound', `key ${ref.key} of Secret ${namespace}/${ref.name}`, where);
   }
   const inputs: ResolvedInputs = {
     secrets: [...byName]
@@ -95,6 +86,23 @@ export async function resolveInputs(cr: DeploymentResource, sources: InputSource
     };
   }
   return { inputs };
+}
+
+/**
+ * A missing Secret wakes the resource through the Secrets' watch when it appears. A forbidden one is the
+ * operator's RBAC, which nothing here watches: the reconciler asks again after a while.
+ */
+function secretProblem(missing: 'NotFound' | 'Forbidden', what: string, where: string): InputResult {
+  return {
+    problem:
+      missing === 'Forbidden'
+        ? {
+            reason: 'SecretForbidden',
+            message: `the operator may not read ${what} (${where}); grant it get on that Secret`,
+            stalled: false,
+          }
+        : { reason: 'SecretNotFound', message: `${what} (${where}) not found`, stalled: false },
+  };
 }
 
 /** Finds repositories by owner/name across the integrations, remembering answers for `ttlMs`. */

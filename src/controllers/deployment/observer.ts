@@ -1,7 +1,9 @@
 // The batched observer (DESIGN.md §3): the interface has no GET of one deployment, but
 // `GET /v2/deployments?deployment_ids=…` reads up to 100 at once. Every read of a deployment goes
-// through here: concurrent reads are coalesced into one call per 100 ids, every known id is
-// refreshed once per resync period, and the owners of ids whose state changed are woken.
+// through here: concurrent reads are coalesced into one call per 100 ids, every live id (one a resource
+// refers to now) is refreshed once per resync period, and the owners of ids whose state changed are
+// woken. What it holds is derived from the live ids at each refresh: an id no resource refers to any
+// more is dropped, so idle cost follows what exists, not what once existed.
 import type { ServiceClient } from '../../service/client.ts';
 import type { Deployment } from '../../service/wire.ts';
 
@@ -22,10 +24,13 @@ export interface ObserverOptions {
   /** Called with each id whose observed state changed in a periodic refresh. */
   onChange(id: string): void;
   /**
-   * Every id the resources know of. A read that has room left in its batch takes along ids never read
-   * yet, so a fresh start reads N deployments in ⌈N/100⌉ calls rather than one call per few reconciles.
+   * Every id a resource refers to now. The periodic refresh reads exactly these; a read that has room
+   * left in its batch takes along ids never read yet, so a fresh start reads N deployments in ⌈N/100⌉
+   * calls rather than one call per few reconciles.
    */
-  knownIds?: () => Iterable<string>;
+  liveIds: () => Iterable<string>;
+  /** Called after each periodic refresh with the number of ids it read (for metrics). */
+  onRefresh?: (ids: number) => void;
   now?: () => number;
 }
 
@@ -85,9 +90,12 @@ export class DeploymentObserver {
     clearTimeout(this.#timer);
   }
 
-  /** Re-reads every known id, ⌈N/100⌉ calls, and reports the ids whose state changed. */
+  /** Re-reads every live id, ⌈N/100⌉ calls, and reports the ids whose state changed. */
   async refreshAll(): Promise<void> {
-    const ids = [...this.#cache.keys()];
+    const ids = [...new Set(this.#options.liveIds())];
+    const live = new Set(ids);
+    for (const id of this.#cache.keys()) if (!live.has(id)) this.#cache.delete(id);
+    this.#options.onRefresh?.(ids.length);
     for (let i = 0; i < ids.length; i += batchSize) {
       const chunk = ids.slice(i, i + batchSize);
       const before = new Map(chunk.map((id) => [id, fingerprint(this.#cache.get(id)?.deployment ?? null)]));
@@ -131,8 +139,8 @@ export class DeploymentObserver {
   /** Up to `room` known ids neither cached nor asked for (room = batchSize: the batch is full). */
   #unread(waiting: Map<string, Waiter[]>, room: number): string[] {
     const extra: string[] = [];
-    if (room === batchSize || !this.#options.knownIds) return extra;
-    for (const id of this.#options.knownIds()) {
+    if (room === batchSize) return extra;
+    for (const id of this.#options.liveIds()) {
       if (extra.length === room) break;
       if (!this.#cache.has(id) && !waiting.has(id) && !extra.includes(id)) extra.push(id);
     }

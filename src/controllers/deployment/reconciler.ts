@@ -33,12 +33,18 @@ export const DEPLOYMENTS: ResourceRef = {
   namespaced: true,
 };
 const component = 'agent-deploy-operator';
+/** How soon a Secret the operator was forbidden to read is tried again. */
+const forbiddenRetryMs = 30_000;
+/** Synced reasons that name an input the resource waits for: each transition to one is an Event. */
+const inputReasons: ReadonlySet<string> = new Set(['SecretNotFound', 'SecretForbidden', 'ListenerNotReady']);
 
 export interface ReconcilerDeps {
   kube: KubeClient;
   service: ServiceClient;
   observer: DeploymentObserver;
   deployments: Informer<DeploymentResource>;
+  /** The resources bound to a service deployment id (an index of the informer). */
+  owners: (deploymentId: string) => DeploymentResource[];
   inputs: InputSources;
   /** How old a cached observation may be for a resource with nothing in flight. */
   resyncMs: number;
@@ -62,15 +68,9 @@ export class DeploymentReconciler {
    * and removed around each refused create is itself a change that wakes the resource: a hot loop.
    */
   readonly #refused = new OutcomeMemo<Problem>(Number.POSITIVE_INFINITY);
-  /** Which resource owns which service deployment, to wake it when the observer sees a change. */
-  readonly #owners = new Map<string, string>();
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
-  }
-
-  ownerOf(deploymentId: string): string | undefined {
-    return this.#owners.get(deploymentId);
   }
 
   async reconcile(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
@@ -84,7 +84,9 @@ export class DeploymentReconciler {
     const log = this.#d.logger.child({ deployment: key });
 
     if (cr.metadata.annotations?.[annotations.paused] === 'true') {
-      await this.#writeStatus(cr, pausedConditions(cr.status?.conditions), {});
+      // Nothing of a newer generation was applied: observedGeneration stays where it was, so
+      // `kubectl wait --for=condition=Ready` and kstatus do not take an unapplied change as done.
+      await this.#writeStatus(cr, pausedConditions(cr.status?.conditions), {}, cr.status?.observedGeneration);
       return undefined;
     }
     if (cr.metadata.deletionTimestamp) {
@@ -104,9 +106,10 @@ export class DeploymentReconciler {
     const conditions = computeConditions(outcome.observed, outcome.problem);
     const previous = cr.status;
     const written = await this.#writeStatus(cr, conditions, outcome);
-    this.#emitTransitions(cr, previous, written);
+    this.#emitTransitions(cr, previous, written, log);
+    // The operator's RBAC is not watched: look again after a while.
+    if (outcome.problem?.reason === 'SecretForbidden') return { requeueAfterMs: forbiddenRetryMs };
 
-    if (outcome.observed) this.#owners.set(outcome.observed.deployment.id, key);
     if (conditions.Reconciling.status === 'True' && outcome.observed && !outcome.problem) {
       const polls = (this.#polls.get(key) ?? 0) + 1;
       this.#polls.set(key, polls);
@@ -255,9 +258,7 @@ export class DeploymentReconciler {
 
   /** Takes an existing service deployment, unless another resource already has it. */
   async #claim(cr: DeploymentResource, found: Deployment, why: string, log: Logger) {
-    const rival = this.#d.deployments
-      .list()
-      .find((other) => other.metadata.uid !== cr.metadata.uid && knownId(other) === found.id);
+    const rival = this.#d.owners(found.id).find((other) => other.metadata.uid !== cr.metadata.uid);
     if (rival) {
       return {
         problem: {
@@ -300,7 +301,6 @@ export class DeploymentReconciler {
         if (!(err instanceof ServiceError && err.isNotFound)) throw err;
       }
       this.#d.observer.forget(id);
-      this.#owners.delete(id);
     }
     await this.#setFinalizers(
       cr,
@@ -351,13 +351,18 @@ export class DeploymentReconciler {
   }
 
   /** Writes status through the subresource, and only when it changes. Returns what status now is. */
-  async #writeStatus(cr: DeploymentResource, set: ConditionSet, outcome: Outcome): Promise<DeploymentStatus> {
+  /** `generation`: the generation this status speaks for (undefined: none was applied yet). */
+  async #writeStatus(
+    cr: DeploymentResource,
+    set: ConditionSet,
+    outcome: Outcome,
+    generation: number | undefined = cr.metadata.generation ?? 0,
+  ): Promise<DeploymentStatus> {
     const now = new Date().toISOString();
-    const generation = cr.metadata.generation ?? 0;
     const prev = cr.status;
     const next: DeploymentStatus = {
       ...prev,
-      observedGeneration: generation,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
       conditions: toConditions(set, prev?.conditions, generation, now),
     };
     if (outcome.observed) {
@@ -375,6 +380,7 @@ export class DeploymentReconciler {
     cr: DeploymentResource,
     before: DeploymentStatus | undefined,
     after: DeploymentStatus,
+    log: Logger,
   ): void {
     const latest = after.latestRevision;
     const was = before?.latestRevision;
@@ -390,7 +396,20 @@ export class DeploymentReconciler {
       stalled?.status === 'True' &&
       (wasStalled?.status !== 'True' || wasStalled.reason !== stalled.reason)
     ) {
+      log.warn({ reason: stalled.reason, message: stalled.message }, 'stalled');
       this.#event(cr, 'Warning', stalled.reason, stalled.message);
+      return;
+    }
+    // A missing input (a Secret, a Listener) is a failure a person should see where they look.
+    const synced = after.conditions?.find((c) => c.type === 'Synced');
+    const wasSynced = before?.conditions?.find((c) => c.type === 'Synced');
+    if (
+      synced?.status === 'False' &&
+      inputReasons.has(synced.reason) &&
+      (wasSynced?.status !== 'False' || wasSynced.reason !== synced.reason)
+    ) {
+      log.warn({ reason: synced.reason, message: synced.message }, 'not synced');
+      this.#event(cr, 'Warning', synced.reason, synced.message);
     }
   }
 

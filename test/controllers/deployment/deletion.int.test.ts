@@ -95,4 +95,62 @@ describe('Deployment deletion and pausing', () => {
     expect((await emulatorState(emu)).deployments.map((d) => d.name)).toContain('sleepy');
     expect(await totalCalls(emu)).toBeGreaterThan(0);
   });
+
+  it('does not claim an edit made while paused: observedGeneration stays, kubectl wait does not pass', async () => {
+    await apply(namespace, agentDeployment('held', spec()));
+    await waitFor(namespace, 'held', 'condition=Ready');
+    await kubectl([
+      'annotate',
+      '-n',
+      namespace,
+      'deployments.deploy.agents.dev',
+      'held',
+      'deploy.agents.dev/paused=true',
+    ]);
+    await waitFor(namespace, 'held', 'condition=Synced=False');
+    const patches = async () =>
+      (await emulatorState(emu)).calls['PATCH /v2/deployments/{deployment_id}'] ?? 0;
+    const patchesBefore = await patches();
+
+    await apply(namespace, {
+      ...agentDeployment('held', spec({ sourceRevisionConfig: { imageUri: 'agent:2' } })),
+      metadata: { name: 'held', annotations: { 'deploy.agents.dev/paused': 'true' } },
+    });
+    await expect.poll(async () => (await getCr(namespace, 'held')).metadata.generation).toBe(2);
+    // Absence is the claim: give the paused reconcile of generation 2 and a resync (2 s) time to act.
+    await sleep(3000);
+    const cr = await getCr(namespace, 'held');
+    expect(cr.status.observedGeneration).toBe(1);
+    const byType = Object.fromEntries(cr.status.conditions.map((c: { type: string }) => [c.type, c]));
+    expect(byType.Synced).toMatchObject({
+      status: 'False',
+      reason: 'ReconcilePaused',
+      observedGeneration: 1,
+    });
+    expect(byType.Ready).toMatchObject({ status: 'True', observedGeneration: 1 });
+    // kubectl wait compares the condition's observedGeneration with the generation: an unapplied change is not Ready.
+    await expect(waitFor(namespace, 'held', 'condition=Ready', 3)).rejects.toThrow(/timed out/);
+    const { stdout: table } = await kubectl([
+      'get',
+      '-n',
+      namespace,
+      'deployments.deploy.agents.dev',
+      'held',
+    ]);
+    expect(table).toMatch(/SYNCED/);
+    expect(table).toMatch(/ReconcilePaused/);
+    expect(await patches()).toBe(patchesBefore);
+
+    await kubectl([
+      'annotate',
+      '-n',
+      namespace,
+      'deployments.deploy.agents.dev',
+      'held',
+      'deploy.agents.dev/paused-',
+    ]);
+    await waitFor(namespace, 'held', 'jsonpath={.status.observedGeneration}=2');
+    await waitFor(namespace, 'held', 'condition=Ready');
+    expect(await patches()).toBe(patchesBefore + 1);
+  });
 });

@@ -35,7 +35,11 @@ describe('DeploymentObserver', () => {
   });
 
   it('coalesces concurrent reads into one list call per 100 ids', async () => {
-    const observer = new DeploymentObserver(client, { resyncMs: 60_000, onChange: () => {} });
+    const observer = new DeploymentObserver(client, {
+      resyncMs: 60_000,
+      onChange: () => {},
+      liveIds: () => [],
+    });
     const before = await listCalls();
     const got = await Promise.all(
       [...ids, '00000000-0000-4000-8000-000000000000'].map((id) => observer.get(id, 0)),
@@ -48,9 +52,13 @@ describe('DeploymentObserver', () => {
     expect(await listCalls()).toBe(before + 2);
   });
 
-  it('refreshes every known id in ⌈N/100⌉ calls and reports only the changed ones', async () => {
+  it('refreshes every live id in ⌈N/100⌉ calls and reports only the changed ones', async () => {
     const changed: string[] = [];
-    const observer = new DeploymentObserver(client, { resyncMs: 60_000, onChange: (id) => changed.push(id) });
+    const observer = new DeploymentObserver(client, {
+      resyncMs: 60_000,
+      onChange: (id) => changed.push(id),
+      liveIds: () => ids,
+    });
     await Promise.all(ids.map((id) => observer.get(id, 0)));
     await client.patchDeployment(ids[7]!, { source_revision_config: { image_uri: 'a:2' } });
     const before = await listCalls();
@@ -63,12 +71,32 @@ describe('DeploymentObserver', () => {
     const observer = new DeploymentObserver(client, {
       resyncMs: 60_000,
       onChange: () => {},
-      knownIds: () => ids,
+      liveIds: () => ids,
     });
     const before = await listCalls();
     // Reconciles ask a few at a time, as the work queue's workers do after a restart.
     for (let i = 0; i < ids.length; i += 4)
       await Promise.all(ids.slice(i, i + 4).map((id) => observer.get(id, 60_000)));
+    expect(await listCalls()).toBe(before + 2);
+  });
+
+  it('forgets ids no resource refers to: a refresh after churn reads only the live ones', async () => {
+    let live = [...ids];
+    const refreshed: number[] = [];
+    const observer = new DeploymentObserver(client, {
+      resyncMs: 60_000,
+      onChange: () => {},
+      liveIds: () => live,
+      onRefresh: (n) => refreshed.push(n),
+    });
+    await Promise.all(ids.map((id) => observer.get(id, 0)));
+    live = ids.slice(0, 40); // 110 resources deleted
+    const before = await listCalls();
+    await observer.refreshAll();
+    expect(await listCalls()).toBe(before + 1);
+    expect(refreshed).toEqual([40]);
+    // What was dropped is read again only when asked for.
+    await observer.get(ids[120]!, 60_000);
     expect(await listCalls()).toBe(before + 2);
   });
 });
