@@ -1,45 +1,31 @@
-// npm run bench -- [--n 1000] [--resync 20s]
+// npm run bench -- [--n 1000] [--resync 20s] [--concurrency 8] [--unrelated-secrets 2000]
 // Starts the real control plane and the emulator (step 0), runs the operator as its own process,
 // applies N Deployment resources, and prints: time until all Ready, service calls by endpoint against
 // the floor (N creates + ⌈N/100⌉ lists), apiserver writes per resource, operator peak RSS and CPU,
-// then service calls during two idle resync periods.
-import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+// then the idle service calls per resync period. With --unrelated-secrets, the cluster first gets that
+// many Helm-like 64 KB release Secrets, spread over 20 namespaces the operator also watches.
+import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { parseDuration } from '../src/cli/duration.ts';
-import { startControlPlane } from '../src/controlplane/controlplane.ts';
-import { installCrds } from '../src/controlplane/crds.ts';
-import { startEmulator } from '../src/emulator/server.ts';
+import { helmReleaseSecrets, idleCallsPerRefresh, startOperator, startRig, waitAllReady } from './support.ts';
 
 const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '1000' },
     resync: { type: 'string', default: '20s' },
     concurrency: { type: 'string', default: '8' },
+    'unrelated-secrets': { type: 'string', default: '0' },
   },
 });
 const n = Number(values.n);
-const resyncMs = parseDuration(values.resync!);
-const run = promisify(execFile);
+const unrelated = Number(values['unrelated-secrets']);
+const helmNamespaces = unrelated > 0 ? Array.from({ length: 20 }, (_, i) => `helm-${i}`) : [];
 
-const cp = await startControlPlane({ progress: (l) => console.error(l) });
-const emu = await startEmulator({ port: 0, stepMs: 0 });
-const kubectl = async (args: string[], input?: string) => {
-  const p = run('kubectl', ['--kubeconfig', cp.kubeconfigPath, ...args], { maxBuffer: 1 << 30 });
-  if (input !== undefined) p.child.stdin!.end(input);
-  return (await p).stdout;
-};
-const calls = async () =>
-  ((await (await fetch(`${emu.adminUrl}/_emulator/state`)).json()) as { calls: Record<string, number> })
-    .calls;
+const rig = await startRig(['bench', ...helmNamespaces]);
 /** Writes (create/update/patch/delete) to our resources, from the apiserver's own request counter. */
 const apiserverWrites = async () => {
-  const res = await request(`${cp.server}/metrics`, {
-    headers: { authorization: `Bearer ${cp.adminToken}` },
-    dispatcher: new Agent({ connect: { ca: cp.caData } }),
+  const res = await request(`${rig.cp.server}/metrics`, {
+    headers: { authorization: `Bearer ${rig.cp.adminToken}` },
+    dispatcher: new Agent({ connect: { ca: rig.cp.caData } }),
   });
   let writes = 0;
   for (const line of (await res.body.text()).split('\n')) {
@@ -49,38 +35,14 @@ const apiserverWrites = async () => {
   return writes;
 };
 
-let operator: ReturnType<typeof spawn> | undefined;
+let operator: Awaited<ReturnType<typeof startOperator>> | undefined;
 try {
-  await installCrds(cp.kubeconfigPath);
-  await kubectl(['create', 'namespace', 'bench']);
-
-  operator = spawn(
-    process.execPath,
-    [
-      fileURLToPath(new URL('../bin/agent-deploy.js', import.meta.url)),
-      'operator',
-      '--kubeconfig',
-      cp.kubeconfigPath,
-      '--service-url',
-      emu.url,
-      '--namespace',
-      'bench',
-      '--resync',
-      values.resync!,
-      '--concurrency',
-      values.concurrency!,
-      '--health-port',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    {
-      env: { ...process.env, AGENT_DEPLOY_API_KEY: 'dev-key' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const pid = operator.pid!;
-  await sleep(2000); // caches synced
+  if (unrelated > 0) await helmReleaseSecrets(rig, helmNamespaces, Math.ceil(unrelated / 20));
+  operator = await startOperator(rig, {
+    namespaces: ['bench', ...helmNamespaces],
+    resync: values.resync!,
+    concurrency: values.concurrency!,
+  });
 
   const items = Array.from({ length: n }, (_, i) => ({
     apiVersion: 'deploy.agents.dev/v1alpha1',
@@ -89,34 +51,23 @@ try {
     spec: { source: 'internal_docker', sourceRevisionConfig: { imageUri: `registry.local/agent:${i}` } },
   }));
   const started = Date.now();
-  await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  await rig.kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
   const applied = Date.now();
-  let ready = 0;
-  while (ready < n) {
-    await sleep(1000);
-    const list = JSON.parse(
-      await kubectl(['get', 'deployments.deploy.agents.dev', '-n', 'bench', '-o', 'json']),
-    ) as { items: { status?: { conditions?: { type: string; status: string }[] } }[] };
-    ready = list.items.filter((d) =>
-      d.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-    ).length;
-    if (Date.now() - started > 600_000) throw new Error(`only ${ready}/${n} Ready after 10 minutes`);
-  }
+  await waitAllReady(rig, 'bench');
   const allReady = Date.now();
-  const createCalls = await calls();
+  const createCalls = await rig.calls();
   const writes = await apiserverWrites();
-  const cpu = () => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(stat[11]) + Number(stat[12])) / 100;
-  };
-  const rss = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
   const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
   const floor = n + Math.ceil(n / 100);
   console.log(
     `\nbench: ${n} Deployment resources, emulator step 0, operator --concurrency ${values.concurrency} --resync ${values.resync}`,
   );
-  console.log(`machine: ${(await import('node:os')).cpus().length} cores, Node ${process.version}`);
+  if (unrelated > 0)
+    console.log(`cluster: ${unrelated} unrelated 64 KB Helm release Secrets in 20 watched namespaces`);
+  console.log(
+    `machine: ${(await import('node:os')).cpus().length} cores, Node ${process.version}, NODE_OPTIONS=${process.env.NODE_OPTIONS ?? ''}`,
+  );
   console.log(
     `time to all Ready: ${((allReady - started) / 1000).toFixed(1)} s (create of ${n} objects took ${((applied - started) / 1000).toFixed(1)} s)`,
   );
@@ -129,19 +80,18 @@ try {
   console.log(
     `apiserver writes to our resources: ${writes} (${(writes / n).toFixed(2)} per resource, the create included)`,
   );
-  console.log(`operator: peak RSS ${rss().toFixed(0)} MB, CPU ${cpu().toFixed(1)} s`);
-
-  await fetch(`${emu.adminUrl}/_emulator/calls/reset`, { method: 'POST' });
-  await sleep(2 * resyncMs + 2000);
-  const idle = await calls();
   console.log(
-    `idle, two resync periods (${(2 * resyncMs) / 1000} s): ${total(idle)} calls (target ${2 * Math.ceil(n / 100)})`,
+    `operator: peak RSS ${operator.peakRssMb().toFixed(0)} MB, CPU ${operator.cpuSeconds().toFixed(1)} s`,
   );
-  for (const [endpoint, count] of Object.entries(idle).sort())
-    console.log(`  ${endpoint.padEnd(50)} ${count}`);
-  console.log(`operator after idle: peak RSS ${rss().toFixed(0)} MB, CPU ${cpu().toFixed(1)} s`);
+
+  const idle = await idleCallsPerRefresh(rig, operator, 2);
+  console.log(
+    `idle: ${idle.calls} service calls over ${idle.refreshes} resync periods, ${idle.perRefresh} per period (target ⌈${n}/100⌉ = ${Math.ceil(n / 100)})`,
+  );
+  console.log(
+    `operator after idle: peak RSS ${operator.peakRssMb().toFixed(0)} MB, RSS ${operator.rssMb().toFixed(0)} MB, CPU ${operator.cpuSeconds().toFixed(1)} s`,
+  );
 } finally {
-  operator?.kill('SIGTERM');
-  await emu.close();
-  await cp.stop();
+  operator?.stop();
+  await rig.stop();
 }

@@ -2,6 +2,7 @@
 // logs, SIGKILL it, and start it again.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { kubeconfigPath } from './kube.ts';
@@ -9,7 +10,12 @@ import { kubeconfigPath } from './kube.ts';
 const bin = fileURLToPath(new URL('../../bin/agent-deploy.js', import.meta.url));
 
 export interface OperatorProcess {
+  readonly pid: number;
   readonly logs: string[];
+  /** Peak resident set size so far (VmHWM), in bytes. */
+  peakRss(): number;
+  /** The /metrics text; needs `healthPort`. */
+  metrics(): Promise<string>;
   /** Resolves when a log line matches. */
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
   kill(signal?: NodeJS.Signals): Promise<void>;
@@ -25,6 +31,8 @@ export interface OperatorOptions {
   extraArgs?: string[];
   env?: Record<string, string>;
   kubeconfig?: string;
+  /** Serve /metrics (and /healthz) on this port; default off. */
+  healthPort?: number;
 }
 
 const running = new Set<ChildProcess>();
@@ -43,7 +51,7 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
     '--resync',
     options.resync ?? '10m',
     '--health-port',
-    '0',
+    String(options.healthPort ?? 0),
     '--log-level',
     'debug',
     ...options.namespaces.flatMap((n) => ['--namespace', n]),
@@ -64,7 +72,17 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
   child.stderr!.on('data', onData);
   const exited = once(child, 'exit');
   return {
+    pid: child.pid!,
     logs,
+    peakRss() {
+      const kib = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+      if (!kib) throw new Error(`no VmHWM for operator ${child.pid}`);
+      return Number(kib) * 1024;
+    },
+    async metrics() {
+      if (!options.healthPort) throw new Error('startOperator: metrics need healthPort');
+      return (await fetch(`http://127.0.0.1:${options.healthPort}/metrics`)).text();
+    },
     exited: exited.then(([code]) => code as number | null),
     waitForLog(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {

@@ -9,6 +9,7 @@ import { type KubeObject, objectKey, type ResourceRef, SECRETS } from '../../run
 import { SecretReader } from '../secret-reader.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
 import { repositoryFinder } from './inputs.ts';
+import { observerMetrics } from './metrics.ts';
 import { DeploymentObserver } from './observer.ts';
 import { DEPLOYMENTS, DeploymentReconciler, keyOf, knownId } from './reconciler.ts';
 
@@ -75,6 +76,7 @@ export function deploymentController(options: ControllerContext): OperatorContro
       for (const key of readersOf(byDeploymentId, id)) controller?.enqueue(key);
     },
     liveIds: () => deployments.indexValues(byDeploymentId),
+    onRefresh: observerMetrics(options.registry),
   });
   const reconciler = new DeploymentReconciler({
     kube,

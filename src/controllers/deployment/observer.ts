@@ -29,7 +29,7 @@ export interface ObserverOptions {
    * calls rather than one call per few reconciles.
    */
   liveIds: () => Iterable<string>;
-  /** Called after each periodic refresh with the number of ids it read (for metrics). */
+  /** Called when a periodic refresh has finished, with the number of ids it read (for metrics). */
   onRefresh?: (ids: number) => void;
   now?: () => number;
 }
@@ -95,7 +95,6 @@ export class DeploymentObserver {
     const ids = [...new Set(this.#options.liveIds())];
     const live = new Set(ids);
     for (const id of this.#cache.keys()) if (!live.has(id)) this.#cache.delete(id);
-    this.#options.onRefresh?.(ids.length);
     for (let i = 0; i < ids.length; i += batchSize) {
       const chunk = ids.slice(i, i + batchSize);
       const before = new Map(chunk.map((id) => [id, fingerprint(this.#cache.get(id)?.deployment ?? null)]));
@@ -109,6 +108,7 @@ export class DeploymentObserver {
           this.#options.onChange(id);
       }
     }
+    this.#options.onRefresh?.(ids.length);
   }
 
   #scheduleFlush(): void {

@@ -1,0 +1,203 @@
+// What `npm run bench` and `npm run soak` share: a real control plane and the emulator, the operator as
+// its own process with /metrics, and the figures read from them (service calls, refreshes, RSS, CPU).
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { DEPLOYMENTS } from '../src/controllers/deployment/reconciler.ts';
+import { type ControlPlane, startControlPlane } from '../src/controlplane/controlplane.ts';
+import { installCrds } from '../src/controlplane/crds.ts';
+import { freePort } from '../src/controlplane/ports.ts';
+import { type RunningEmulator, startEmulator } from '../src/emulator/server.ts';
+import { KubeClient, SECRETS } from '../src/runtime/kube.ts';
+
+const run = promisify(execFile);
+
+export interface Rig {
+  cp: ControlPlane;
+  emu: RunningEmulator;
+  kube: KubeClient;
+  kubectl(args: string[], input?: string): Promise<string>;
+  /** Service calls by endpoint since the emulator started (or its counters were reset). */
+  calls(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+export async function startRig(namespaces: string[]): Promise<Rig> {
+  const cp = await startControlPlane({ progress: (l) => console.error(l) });
+  const emu = await startEmulator({ port: 0, stepMs: 0 });
+  const kc = new KubeConfig();
+  kc.loadFromFile(cp.kubeconfigPath);
+  const kube = await KubeClient.fromKubeConfig(kc);
+  const kubectl = async (args: string[], input?: string) => {
+    const p = run('kubectl', ['--kubeconfig', cp.kubeconfigPath, ...args], { maxBuffer: 1 << 30 });
+    if (input !== undefined) p.child.stdin!.end(input);
+    return (await p).stdout;
+  };
+  await installCrds(cp.kubeconfigPath);
+  for (const ns of namespaces) await kubectl(['create', 'namespace', ns]);
+  return {
+    cp,
+    emu,
+    kube,
+    kubectl,
+    calls: async () =>
+      ((await (await fetch(`${emu.adminUrl}/_emulator/state`)).json()) as { calls: Record<string, number> })
+        .calls,
+    async stop() {
+      await kube.close();
+      await emu.close();
+      await cp.stop();
+    },
+  };
+}
+
+export interface OperatorHandle {
+  pid: number;
+  /** Peak RSS (VmHWM) in MB. */
+  peakRssMb(): number;
+  /** Current RSS (VmRSS) in MB. */
+  rssMb(): number;
+  cpuSeconds(): number;
+  metric(name: string): Promise<number>;
+  /** Resolves right after the batched observer finished a refresh; returns the refresh count. */
+  afterRefresh(): Promise<number>;
+  stop(): void;
+}
+
+export async function startOperator(
+  rig: Rig,
+  options: { namespaces: string[]; resync: string; concurrency: string },
+): Promise<OperatorHandle> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      fileURLToPath(new URL('../bin/agent-deploy.js', import.meta.url)),
+      'operator',
+      '--kubeconfig',
+      rig.cp.kubeconfigPath,
+      '--service-url',
+      rig.emu.url,
+      ...options.namespaces.flatMap((n) => ['--namespace', n]),
+      '--resync',
+      options.resync,
+      '--concurrency',
+      options.concurrency,
+      '--health-port',
+      String(port),
+      '--log-level',
+      'warn',
+    ],
+    { env: { ...process.env, AGENT_DEPLOY_API_KEY: 'dev-key' }, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const pid = child.pid!;
+  const status = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+  const metric = async (name: string) => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  };
+  for (let i = 0; ; i++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (i > 600) throw new Error('operator not ready within 60 s');
+    await sleep(100);
+  }
+  return {
+    pid,
+    peakRssMb: () => status('VmHWM'),
+    rssMb: () => status('VmRSS'),
+    cpuSeconds() {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(stat[11]) + Number(stat[12])) / 100;
+    },
+    metric,
+    async afterRefresh() {
+      const seen = await metric('agent_deploy_observer_refreshes_total');
+      for (;;) {
+        await sleep(20);
+        const now = await metric('agent_deploy_observer_refreshes_total');
+        if (now !== seen) return now;
+      }
+    },
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+/**
+ * Idle cost: service calls over `periods` observer refreshes, counted from just after one refresh to
+ * just after another (so the ±10 % timer jitter cannot add or drop a period).
+ */
+export async function idleCallsPerRefresh(rig: Rig, operator: OperatorHandle, periods: number) {
+  const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
+  const r0 = await operator.afterRefresh();
+  const c0 = total(await rig.calls());
+  let r1 = r0;
+  while (r1 < r0 + periods) r1 = await operator.afterRefresh();
+  const c1 = total(await rig.calls());
+  return { refreshes: r1 - r0, calls: c1 - c0, perRefresh: (c1 - c0) / (r1 - r0) };
+}
+
+/** Helm-like release Secrets (type helm.sh/release.v1, ~64 KB each), `perNamespace` in each namespace. */
+export async function helmReleaseSecrets(
+  rig: Rig,
+  namespaces: string[],
+  perNamespace: number,
+): Promise<void> {
+  const secrets = namespaces.flatMap((namespace) =>
+    Array.from({ length: perNamespace }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'helm.sh/release.v1',
+      metadata: {
+        name: `sh.helm.release.v1.release-${Math.floor(i / 10)}.v${(i % 10) + 1}`,
+        namespace,
+        labels: { owner: 'helm', name: `release-${Math.floor(i / 10)}`, version: String((i % 10) + 1) },
+      },
+      data: { release: randomBytes(48 * 1024).toString('base64') },
+    })),
+  );
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < secrets.length) await rig.kube.create(SECRETS, secrets[next++]!);
+    }),
+  );
+}
+
+interface Listed {
+  metadata: { generation?: number };
+  status?: { conditions?: { type: string; status: string; observedGeneration?: number }[] };
+}
+
+/** The Deployment resources of `namespace` that are Ready for their current generation, and all of them. */
+export async function readyCount(rig: Rig, namespace: string): Promise<{ ready: number; all: number }> {
+  const { items } = await rig.kube.listAll<Listed & { metadata: { name: string } }>(DEPLOYMENTS, {
+    namespace,
+  });
+  const ready = items.filter((d) =>
+    d.status?.conditions?.some(
+      (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === d.metadata.generation,
+    ),
+  ).length;
+  return { ready, all: items.length };
+}
+
+/** Waits until every Deployment resource of `namespace` is Ready for its current generation. */
+export async function waitAllReady(rig: Rig, namespace: string, timeoutMs = 600_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const { ready, all } = await readyCount(rig, namespace);
+    if (ready === all) return;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`only ${ready}/${all} Ready after ${timeoutMs / 1000} s`);
+    await sleep(500);
+  }
+}
