@@ -1,6 +1,7 @@
 // Typed errors of the service client. Messages name the endpoint template and what went wrong;
 // they never carry request headers, so the API key cannot leak through them.
 import type { z } from 'zod';
+import type { KeyOrigin } from './key-source.ts';
 import { ErrorBody } from './wire.ts';
 
 export interface ServiceErrorInit {
@@ -19,6 +20,8 @@ export interface ServiceErrorInit {
   retryAfterMs?: number | undefined;
   /** The 422 issues as sent, for callers that map them to fields. */
   issues?: readonly ValidationIssue[] | undefined;
+  /** On a 401: where the rejected key was read (a path or a variable name, never the key). */
+  keySource?: KeyOrigin | undefined;
   cause?: unknown;
 }
 
@@ -38,6 +41,7 @@ export class ServiceError extends Error {
   readonly attempts: number;
   readonly retryAfterMs: number | undefined;
   readonly issues: readonly ValidationIssue[] | undefined;
+  readonly keySource: KeyOrigin | undefined;
 
   constructor(init: ServiceErrorInit) {
     const what = init.status === undefined ? 'no response' : `HTTP ${init.status}`;
@@ -50,6 +54,7 @@ export class ServiceError extends Error {
     this.attempts = init.attempts;
     this.retryAfterMs = init.retryAfterMs;
     this.issues = init.issues;
+    this.keySource = init.keySource;
   }
 
   get isNetworkError(): boolean {
@@ -91,6 +96,7 @@ export class ServiceError extends Error {
       retryable: this.retryable,
       attempts: this.attempts,
       retryAfterMs: this.retryAfterMs,
+      keySource: this.keySource,
     };
   }
 }

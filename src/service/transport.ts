@@ -1,5 +1,5 @@
 // One call to the service over undici: auth headers, timeouts, bounded retries, response validation.
-// The API key lives in a private field and is only ever put in the request headers.
+// The API key stays inside its source and is only ever put in the request headers.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
@@ -10,6 +10,7 @@ import {
   ServiceError,
   type ServiceErrorInit,
 } from './errors.ts';
+import { type ApiKeySource, fixedKey } from './key-source.ts';
 import {
   defaultRetryPolicy,
   networkCode,
@@ -46,7 +47,8 @@ export interface CallRecord {
 
 export interface TransportOptions {
   baseUrl: string;
-  apiKey: string;
+  /** The key, or where to read it (a file source is read again when it changes and after a 401). */
+  apiKey: string | ApiKeySource;
   tenantId?: string | undefined;
   connections?: number | undefined;
   timeouts?: Partial<Timeouts> | undefined;
@@ -108,7 +110,7 @@ export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string 
 export class Transport {
   readonly #origin: string;
   readonly #prefix: string;
-  readonly #apiKey: string;
+  readonly #key: ApiKeySource;
   readonly #headers: Record<string, string>;
   readonly #timeouts: Timeouts;
   readonly #retry: RetryPolicy;
@@ -121,8 +123,8 @@ export class Transport {
     const { origin, prefix } = splitBaseUrl(options.baseUrl);
     this.#origin = origin;
     this.#prefix = prefix;
-    this.#apiKey = options.apiKey;
-    this.#headers = { 'x-api-key': options.apiKey, accept: 'application/json' };
+    this.#key = typeof options.apiKey === 'string' ? fixedKey(options.apiKey) : options.apiKey;
+    this.#headers = { accept: 'application/json' };
     if (options.tenantId) this.#headers['x-tenant-id'] = options.tenantId;
     this.#timeouts = { ...defaultTimeouts, ...options.timeouts };
     this.#retry = { ...defaultRetryPolicy, ...options.retry };
@@ -150,7 +152,7 @@ export class Transport {
     signal?.throwIfAborted();
     const deadline = performance.now() + this.#retry.maxElapsedMs;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.#attempt(spec, attempt, deadline, signal);
+      const outcome = await this.#attempt(spec, attempt, deadline, signal, this.#key.key());
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
       if (!outcome.retryNow || attempt >= this.#retry.maxAttempts) throw error;
@@ -170,11 +172,12 @@ export class Transport {
     attempt: number,
     deadline: number,
     signal: AbortSignal | undefined,
+    key: string,
   ): Promise<Outcome<T>> {
     const path = fillTemplate(spec.template, spec.params);
     const endpoint = `${spec.method} ${spec.template}`;
     const budget = AbortSignal.timeout(Math.max(1, Math.ceil(deadline - performance.now())));
-    const headers = { ...this.#headers };
+    const headers: Record<string, string> = { ...this.#headers, 'x-api-key': key };
     let body: string | undefined;
     if (spec.body !== undefined) {
       body = JSON.stringify(spec.body);
@@ -190,7 +193,14 @@ export class Transport {
         attempt,
       });
     const fail = (init: Omit<ServiceErrorInit, 'endpoint' | 'path' | 'attempts'>) =>
-      new ServiceError({ ...init, endpoint, path, attempts: attempt });
+      new ServiceError({
+        ...init,
+        endpoint,
+        path,
+        attempts: attempt,
+        ...(init.status === 401 ? { keySource: this.#key.origin } : {}),
+      });
+    const redact = (text: string) => this.#redact(text, key);
 
     let status: number;
     let statusText: string;
@@ -220,7 +230,7 @@ export class Transport {
       }
       const code = networkCode(e) ?? (e as { code?: unknown }).code;
       const message = e instanceof Error ? e.message : String(e);
-      const detail = this.#redact(typeof code === 'string' ? `${code}: ${message}` : message);
+      const detail = redact(typeof code === 'string' ? `${code}: ${message}` : message);
       return {
         ok: false,
         retryNow: networkRetryable(spec.method, e),
@@ -236,7 +246,7 @@ export class Transport {
         retryNow: statusRetryable(spec.method, status),
         error: fail({
           status,
-          detail: this.#redact(parsed.detail),
+          detail: redact(parsed.detail),
           issues: parsed.issues,
           retryable: statusTransient(status),
           retryAfterMs: parseRetryAfter(retryAfter),
@@ -262,7 +272,9 @@ export class Transport {
   }
 
   /** The service might echo a credential back in an error text; it never reaches our messages. */
-  #redact(text: string): string {
-    return this.#apiKey === '' ? text : text.replaceAll(this.#apiKey, '[redacted]');
+  #redact(text: string, sent: string): string {
+    for (const key of new Set([sent, this.#key.key()]))
+      if (key !== '') text = text.replaceAll(key, '[redacted]');
+    return text;
   }
 }
