@@ -14,7 +14,7 @@ export interface ServiceErrorInit {
   path: string;
   /** Whether the failure is transient, i.e. trying again later may succeed. */
   retryable: boolean;
-  /** Attempts made before giving up. */
+  /** Attempts made before giving up; 0: not sent, refused locally because the key was rejected before. */
   attempts: number;
   /** The service's Retry-After, in milliseconds, when it sent one. */
   retryAfterMs?: number | undefined;
@@ -44,7 +44,12 @@ export class ServiceError extends Error {
   readonly keySource: KeyOrigin | undefined;
 
   constructor(init: ServiceErrorInit) {
-    const what = init.status === undefined ? 'no response' : `HTTP ${init.status}`;
+    const what =
+      init.status === undefined
+        ? 'no response'
+        : init.attempts === 0
+          ? `HTTP ${init.status} earlier, not sent again`
+          : `HTTP ${init.status}`;
     super(`${init.endpoint} (${init.path}): ${what}: ${init.detail}`, { cause: init.cause });
     this.status = init.status;
     this.detail = init.detail;

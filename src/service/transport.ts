@@ -1,8 +1,10 @@
 // One call to the service over undici: auth headers, timeouts, bounded retries, response validation.
-// The API key stays inside its source and is only ever put in the request headers.
+// The API key stays inside its source and is only ever put in the request headers. With an auth gate
+// (the operator), a rejected key holds every call back operator-wide (auth-gate.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
+import { AuthGate, type AuthGateOptions, type ProbeAnswer } from './auth-gate.ts';
 import {
   contractIssues,
   parseErrorBody,
@@ -56,7 +58,17 @@ export interface TransportOptions {
   onCall?: ((call: CallRecord) => void) | undefined;
   /** Send through this dispatcher instead of an own keep-alive pool; the caller closes it. */
   dispatcher?: Dispatcher | undefined;
+  /** Hold calls back operator-wide while the service rejects the key (a long-running process wants this). */
+  authGate?: AuthGateOptions | undefined;
 }
+
+/** What a probe of the auth gate asks: the cheapest call every key may make. */
+const probeSpec: CallSpec<undefined> = {
+  method: 'GET',
+  template: '/v2/deployments',
+  query: { limit: 1 },
+  response: undefined,
+};
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryValue = string | number | boolean | readonly string[] | null | undefined;
@@ -111,6 +123,9 @@ export class Transport {
   readonly #origin: string;
   readonly #prefix: string;
   readonly #key: ApiKeySource;
+  readonly #gate: AuthGate | undefined;
+  /** Aborts a probe in flight when the transport closes: closing waits for requests in flight. */
+  readonly #probeAbort = new AbortController();
   readonly #headers: Record<string, string>;
   readonly #timeouts: Timeouts;
   readonly #retry: RetryPolicy;
@@ -138,10 +153,18 @@ export class Transport {
         headersTimeout: this.#timeouts.headersMs,
         bodyTimeout: this.#timeouts.bodyMs,
       });
+    this.#gate = options.authGate && new AuthGate(this.#key, (key) => this.#probe(key), options.authGate);
+  }
+
+  /** The auth gate, when this transport has one. */
+  get authGate(): AuthGate | undefined {
+    return this.#gate;
   }
 
   /** Closes the own pool (waiting for calls in flight); an injected dispatcher is left to its owner. */
   close(): Promise<void> {
+    this.#gate?.stop();
+    this.#probeAbort.abort();
     if (!this.#ownsDispatcher) return Promise.resolve();
     this.#closing ??= this.#dispatcher.close();
     return this.#closing;
@@ -152,7 +175,11 @@ export class Transport {
     signal?.throwIfAborted();
     const deadline = performance.now() + this.#retry.maxElapsedMs;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.#attempt(spec, attempt, deadline, signal, this.#key.key());
+      this.#gate?.check(`${spec.method} ${spec.template}`, fillTemplate(spec.template, spec.params));
+      const key = this.#key.key();
+      const outcome = await this.#attempt(spec, attempt, deadline, signal, key);
+      if (outcome.ok) this.#gate?.observe(key, 200, '');
+      else this.#gate?.observe(key, outcome.error.status, outcome.error.detail);
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
       if (!outcome.retryNow || attempt >= this.#retry.maxAttempts) throw error;
@@ -165,6 +192,15 @@ export class Transport {
         throw signal?.aborted ? signal.reason : e;
       }
     }
+  }
+
+  /** One attempt of the auth gate's probe, sent past the gate with `key`. */
+  async #probe(key: string): Promise<ProbeAnswer> {
+    const deadline = performance.now() + this.#timeouts.headersMs + this.#timeouts.bodyMs;
+    const outcome = await this.#attempt(probeSpec, 1, deadline, this.#probeAbort.signal, key);
+    return outcome.ok
+      ? { status: 200, detail: '' }
+      : { status: outcome.error.status, detail: outcome.error.detail };
   }
 
   async #attempt<T>(
