@@ -128,8 +128,9 @@ async function run(flags: Flags): Promise<void> {
   const registry = new Registry();
   const service = new ServiceClient({
     baseUrl: flags.serviceUrl,
-    // A key file is read again when it changes.
+    // A key file is read again when it changes; a rejected key holds calls back operator-wide.
     apiKey: apiKeySource(flags),
+    authGate: { logger },
     ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
     onCall: serviceCallMetrics(registry),
   });

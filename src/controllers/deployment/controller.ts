@@ -5,6 +5,7 @@ import type { ListenerResource } from '../../api/listener.ts';
 import { Controller, watchPrimary, watchSecondary } from '../../runtime/controller.ts';
 import { Informer, resourceListerWatcher } from '../../runtime/informer.ts';
 import { type KubeObject, type ResourceRef, SECRETS, type Secret } from '../../runtime/kube.ts';
+import { wakeOnAuthRestored } from '../auth-wake.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
 import { repositoryFinder } from './inputs.ts';
 import { DeploymentObserver } from './observer.ts';
@@ -91,7 +92,11 @@ export function deploymentController(options: ControllerContext): OperatorContro
           .map(keyOf),
       ),
     ],
-    reconcile: (key) => reconciler.reconcile(key),
+    reconcile: wakeOnAuthRestored(
+      service,
+      (key) => reconciler.reconcile(key),
+      (key) => controller?.enqueue(key),
+    ),
     concurrency: options.concurrency,
     registry: options.registry,
     logger,
