@@ -57,6 +57,7 @@ export const conditionReasons = [
   // Synced: whether the service holds what the spec asks.
   'Synced',
   'ServiceError',
+  'Unauthorized',
   'InvalidSpec',
   'SecretNotFound',
   'SecretForbidden',

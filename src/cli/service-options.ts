@@ -1,9 +1,9 @@
 // The flags every command that talks to the service shares, with the operator's names, and the
 // translation of service failures into one line a person can act on.
-import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { ServiceClient } from '../service/client.ts';
 import { ServiceError } from '../service/errors.ts';
+import { type ApiKeySource, describeOrigin, FileKeySource, fixedKey } from '../service/key-source.ts';
 import type { OutputFormat } from './output.ts';
 
 export interface ServiceFlags {
@@ -31,18 +31,21 @@ export function addServiceOptions(command: Command): Command {
     );
 }
 
-/** The API key from --api-key-file or AGENT_DEPLOY_API_KEY (never from a flag: it would show in `ps`). */
-export function apiKey(flags: Pick<ServiceFlags, 'apiKeyFile'>): string {
-  if (flags.apiKeyFile) {
-    try {
-      return readFileSync(flags.apiKeyFile, 'utf8').trim();
-    } catch (err) {
-      throw new Error(`cannot read the API key file ${flags.apiKeyFile}: ${(err as Error).message}`);
-    }
-  }
-  const key = process.env.AGENT_DEPLOY_API_KEY;
-  if (!key) throw new Error('no API key: pass --api-key-file or set AGENT_DEPLOY_API_KEY');
-  return key;
+export const apiKeyVariable = 'AGENT_DEPLOY_API_KEY';
+
+/**
+ * Where the API key comes from: --api-key-file, else AGENT_DEPLOY_API_KEY (never a flag: it would show
+ * in `ps`). The file is read now (a missing one fails at start); the operator's client reads it again
+ * when it changes. The variable is read once: a process cannot see its environment change.
+ */
+export function apiKeySource(
+  flags: Pick<ServiceFlags, 'apiKeyFile'>,
+  env: NodeJS.ProcessEnv = process.env,
+): ApiKeySource {
+  if (flags.apiKeyFile) return new FileKeySource(flags.apiKeyFile);
+  const key = env[apiKeyVariable];
+  if (!key) throw new Error(`no API key: pass --api-key-file or set ${apiKeyVariable}`);
+  return fixedKey(key, { kind: 'env', name: apiKeyVariable });
 }
 
 /** Runs `fn` with a client for the service, closes it, and words any service failure as one line. */
@@ -52,9 +55,11 @@ export async function withService<T>(
 ): Promise<T> {
   const baseUrl = flags.serviceUrl;
   if (!baseUrl) throw new Error('no service URL: pass --service-url or set AGENT_DEPLOY_SERVICE_URL');
+  const source = apiKeySource(flags);
   const client = new ServiceClient({
     baseUrl,
-    apiKey: apiKey(flags),
+    // A command runs once: the key is read once; where it came from is kept for the messages.
+    apiKey: fixedKey(source.key(), source.origin),
     ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
     // A person is waiting: give up sooner than the operator does.
     retry: { maxAttempts: 3, maxElapsedMs: 15_000 },
@@ -74,7 +79,10 @@ const where = (err: ServiceError) =>
 
 function describeFailure(err: ServiceError, baseUrl: string): string {
   if (err.isNetworkError) return `cannot reach the service at ${baseUrl} (${where(err)})`;
-  if (err.isUnauthorized) return `the service refused the API key (${where(err)})`;
+  if (err.isUnauthorized) {
+    const from = err.keySource ? ` from ${describeOrigin(err.keySource)}` : '';
+    return `the service refused the API key${from} (${where(err)})`;
+  }
   if (err.isForbidden) return `the service refused access (${where(err)})`;
   return `the service answered an error (${where(err)})`;
 }

@@ -2,6 +2,7 @@
 import { Controller, type Reconcile, watchPrimary } from '../runtime/controller.ts';
 import { Informer, resourceListerWatcher } from '../runtime/informer.ts';
 import type { KubeObject, ResourceRef } from '../runtime/kube.ts';
+import { wakeOnAuthRestored } from './auth-wake.ts';
 import type { ControllerContext, OperatorController } from './types.ts';
 
 export function singleKindController<T extends KubeObject>(
@@ -16,10 +17,10 @@ export function singleKindController<T extends KubeObject>(
     logger,
     name: kind.resource.plural,
   });
-  const controller = new Controller({
+  const controller: Controller = new Controller({
     name: kind.name,
     watches: [watchPrimary(informer)],
-    reconcile: makeReconcile(informer),
+    reconcile: wakeOnAuthRestored(context.service, makeReconcile(informer), (key) => controller.enqueue(key)),
     concurrency: context.concurrency,
     registry: context.registry,
     logger,

@@ -21,6 +21,7 @@ function stateDump(state: State, config: EmulatorConfig, now: number) {
     connections: state.connections,
     tokens: [...state.tokens.values()],
     calls: Object.fromEntries(state.calls),
+    responses: Object.fromEntries(state.responses),
     faults: state.faults,
     now: new Date(now).toISOString(),
   };
@@ -46,6 +47,7 @@ export function registerAdmin(app: FastifyInstance, state: State, config: Emulat
   });
   app.post('/_emulator/calls/reset', async (_req, reply) => {
     state.calls.clear();
+    state.responses.clear();
     return reply.code(204).send();
   });
   app.post('/_emulator/clock', async (req) => {

@@ -154,6 +154,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
           onRequest: async () => {
             state.calls.set(template, (state.calls.get(template) ?? 0) + 1);
           },
+          onResponse: async (_req, reply) => {
+            state.responses.set(reply.statusCode, (state.responses.get(reply.statusCode) ?? 0) + 1);
+          },
           // After the body has arrived: a request the client fully sent is processed even if the
           // client goes away during injected latency, as a real server would.
           preHandler: (req, reply) => applyFaults(state, template, req, reply),

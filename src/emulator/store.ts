@@ -55,6 +55,8 @@ export interface State {
   tracingProjects: TracingProject[];
   /** "METHOD /path/template" → number of requests that reached that interface route. */
   calls: Map<string, number>;
+  /** HTTP status → number of answers given on interface routes (e.g. how many keys were rejected). */
+  responses: Map<number, number>;
   faults: FaultConfig | null;
   /** Added to the wall clock; moved forward by POST /_emulator/clock. */
   clockOffsetMs: number;
@@ -74,6 +76,7 @@ export function createState(seed: Seed): State {
         : [{ ...p, deployment_id: null }],
     ),
     calls: new Map(),
+    responses: new Map(),
     faults: null,
     clockOffsetMs: 0,
   };

@@ -49,6 +49,27 @@ export class ServiceClient {
     return this.#transport.close();
   }
 
+  /** Whether a rejected key holds every call back until a probe succeeds (an auth gate). */
+  get holdsCallsOnRejectedKey(): boolean {
+    return this.#transport.authGate !== undefined;
+  }
+
+  /**
+   * Calls `listener` whenever the service accepts the key again after rejecting it (only with an auth
+   * gate; never otherwise). Returns a function that removes the listener.
+   */
+  onAuthRestored(listener: () => void): () => void {
+    return this.#transport.authGate?.onReopen(listener) ?? (() => {});
+  }
+
+  /**
+   * Throws the same 401 a call would get while the service rejects the key, without calling anything:
+   * for work that must not start (e.g. a marker written before a create) when its call cannot be sent.
+   */
+  assertAuthorized(endpoint: string): void {
+    this.#transport.authGate?.check(endpoint, '(not called)');
+  }
+
   #call<T>(spec: CallSpec<T>, options?: CallOptions): Promise<T> {
     return this.#transport.call(spec, options);
   }

@@ -1,6 +1,7 @@
 // Typed errors of the service client. Messages name the endpoint template and what went wrong;
 // they never carry request headers, so the API key cannot leak through them.
 import type { z } from 'zod';
+import type { KeyOrigin } from './key-source.ts';
 import { ErrorBody } from './wire.ts';
 
 export interface ServiceErrorInit {
@@ -13,12 +14,14 @@ export interface ServiceErrorInit {
   path: string;
   /** Whether the failure is transient, i.e. trying again later may succeed. */
   retryable: boolean;
-  /** Attempts made before giving up. */
+  /** Attempts made before giving up; 0: not sent, refused locally because the key was rejected before. */
   attempts: number;
   /** The service's Retry-After, in milliseconds, when it sent one. */
   retryAfterMs?: number | undefined;
   /** The 422 issues as sent, for callers that map them to fields. */
   issues?: readonly ValidationIssue[] | undefined;
+  /** On a 401: where the rejected key was read (a path or a variable name, never the key). */
+  keySource?: KeyOrigin | undefined;
   cause?: unknown;
 }
 
@@ -38,9 +41,15 @@ export class ServiceError extends Error {
   readonly attempts: number;
   readonly retryAfterMs: number | undefined;
   readonly issues: readonly ValidationIssue[] | undefined;
+  readonly keySource: KeyOrigin | undefined;
 
   constructor(init: ServiceErrorInit) {
-    const what = init.status === undefined ? 'no response' : `HTTP ${init.status}`;
+    const what =
+      init.status === undefined
+        ? 'no response'
+        : init.attempts === 0
+          ? `HTTP ${init.status} earlier, not sent again`
+          : `HTTP ${init.status}`;
     super(`${init.endpoint} (${init.path}): ${what}: ${init.detail}`, { cause: init.cause });
     this.status = init.status;
     this.detail = init.detail;
@@ -50,6 +59,7 @@ export class ServiceError extends Error {
     this.attempts = init.attempts;
     this.retryAfterMs = init.retryAfterMs;
     this.issues = init.issues;
+    this.keySource = init.keySource;
   }
 
   get isNetworkError(): boolean {
@@ -91,6 +101,7 @@ export class ServiceError extends Error {
       retryable: this.retryable,
       attempts: this.attempts,
       retryAfterMs: this.retryAfterMs,
+      keySource: this.keySource,
     };
   }
 }

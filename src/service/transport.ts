@@ -1,8 +1,10 @@
 // One call to the service over undici: auth headers, timeouts, bounded retries, response validation.
-// The API key lives in a private field and is only ever put in the request headers.
+// The API key stays inside its source and is only ever put in the request headers. With an auth gate
+// (the operator), a rejected key holds every call back operator-wide (auth-gate.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
+import { AuthGate, type AuthGateOptions, type ProbeAnswer } from './auth-gate.ts';
 import {
   contractIssues,
   parseErrorBody,
@@ -10,6 +12,7 @@ import {
   ServiceError,
   type ServiceErrorInit,
 } from './errors.ts';
+import { type ApiKeySource, fixedKey } from './key-source.ts';
 import {
   defaultRetryPolicy,
   networkCode,
@@ -46,7 +49,8 @@ export interface CallRecord {
 
 export interface TransportOptions {
   baseUrl: string;
-  apiKey: string;
+  /** The key, or where to read it (a file source is read again when it changes and after a 401). */
+  apiKey: string | ApiKeySource;
   tenantId?: string | undefined;
   connections?: number | undefined;
   timeouts?: Partial<Timeouts> | undefined;
@@ -54,7 +58,17 @@ export interface TransportOptions {
   onCall?: ((call: CallRecord) => void) | undefined;
   /** Send through this dispatcher instead of an own keep-alive pool; the caller closes it. */
   dispatcher?: Dispatcher | undefined;
+  /** Hold calls back operator-wide while the service rejects the key (a long-running process wants this). */
+  authGate?: AuthGateOptions | undefined;
 }
+
+/** What a probe of the auth gate asks: the cheapest call every key may make. */
+const probeSpec: CallSpec<undefined> = {
+  method: 'GET',
+  template: '/v2/deployments',
+  query: { limit: 1 },
+  response: undefined,
+};
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryValue = string | number | boolean | readonly string[] | null | undefined;
@@ -108,7 +122,10 @@ export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string 
 export class Transport {
   readonly #origin: string;
   readonly #prefix: string;
-  readonly #apiKey: string;
+  readonly #key: ApiKeySource;
+  readonly #gate: AuthGate | undefined;
+  /** Aborts a probe in flight when the transport closes: closing waits for requests in flight. */
+  readonly #probeAbort = new AbortController();
   readonly #headers: Record<string, string>;
   readonly #timeouts: Timeouts;
   readonly #retry: RetryPolicy;
@@ -121,8 +138,8 @@ export class Transport {
     const { origin, prefix } = splitBaseUrl(options.baseUrl);
     this.#origin = origin;
     this.#prefix = prefix;
-    this.#apiKey = options.apiKey;
-    this.#headers = { 'x-api-key': options.apiKey, accept: 'application/json' };
+    this.#key = typeof options.apiKey === 'string' ? fixedKey(options.apiKey) : options.apiKey;
+    this.#headers = { accept: 'application/json' };
     if (options.tenantId) this.#headers['x-tenant-id'] = options.tenantId;
     this.#timeouts = { ...defaultTimeouts, ...options.timeouts };
     this.#retry = { ...defaultRetryPolicy, ...options.retry };
@@ -136,10 +153,18 @@ export class Transport {
         headersTimeout: this.#timeouts.headersMs,
         bodyTimeout: this.#timeouts.bodyMs,
       });
+    this.#gate = options.authGate && new AuthGate(this.#key, (key) => this.#probe(key), options.authGate);
+  }
+
+  /** The auth gate, when this transport has one. */
+  get authGate(): AuthGate | undefined {
+    return this.#gate;
   }
 
   /** Closes the own pool (waiting for calls in flight); an injected dispatcher is left to its owner. */
   close(): Promise<void> {
+    this.#gate?.stop();
+    this.#probeAbort.abort();
     if (!this.#ownsDispatcher) return Promise.resolve();
     this.#closing ??= this.#dispatcher.close();
     return this.#closing;
@@ -150,7 +175,11 @@ export class Transport {
     signal?.throwIfAborted();
     const deadline = performance.now() + this.#retry.maxElapsedMs;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.#attempt(spec, attempt, deadline, signal);
+      this.#gate?.check(`${spec.method} ${spec.template}`, fillTemplate(spec.template, spec.params));
+      const key = this.#key.key();
+      const outcome = await this.#attempt(spec, attempt, deadline, signal, key);
+      if (outcome.ok) this.#gate?.observe(key, 200, '');
+      else this.#gate?.observe(key, outcome.error.status, outcome.error.detail);
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
       if (!outcome.retryNow || attempt >= this.#retry.maxAttempts) throw error;
@@ -165,16 +194,26 @@ export class Transport {
     }
   }
 
+  /** One attempt of the auth gate's probe, sent past the gate with `key`. */
+  async #probe(key: string): Promise<ProbeAnswer> {
+    const deadline = performance.now() + this.#timeouts.headersMs + this.#timeouts.bodyMs;
+    const outcome = await this.#attempt(probeSpec, 1, deadline, this.#probeAbort.signal, key);
+    return outcome.ok
+      ? { status: 200, detail: '' }
+      : { status: outcome.error.status, detail: outcome.error.detail };
+  }
+
   async #attempt<T>(
     spec: CallSpec<T>,
     attempt: number,
     deadline: number,
     signal: AbortSignal | undefined,
+    key: string,
   ): Promise<Outcome<T>> {
     const path = fillTemplate(spec.template, spec.params);
     const endpoint = `${spec.method} ${spec.template}`;
     const budget = AbortSignal.timeout(Math.max(1, Math.ceil(deadline - performance.now())));
-    const headers = { ...this.#headers };
+    const headers: Record<string, string> = { ...this.#headers, 'x-api-key': key };
     let body: string | undefined;
     if (spec.body !== undefined) {
       body = JSON.stringify(spec.body);
@@ -190,7 +229,14 @@ export class Transport {
         attempt,
       });
     const fail = (init: Omit<ServiceErrorInit, 'endpoint' | 'path' | 'attempts'>) =>
-      new ServiceError({ ...init, endpoint, path, attempts: attempt });
+      new ServiceError({
+        ...init,
+        endpoint,
+        path,
+        attempts: attempt,
+        ...(init.status === 401 ? { keySource: this.#key.origin } : {}),
+      });
+    const redact = (text: string) => this.#redact(text, key);
 
     let status: number;
     let statusText: string;
@@ -220,7 +266,7 @@ export class Transport {
       }
       const code = networkCode(e) ?? (e as { code?: unknown }).code;
       const message = e instanceof Error ? e.message : String(e);
-      const detail = this.#redact(typeof code === 'string' ? `${code}: ${message}` : message);
+      const detail = redact(typeof code === 'string' ? `${code}: ${message}` : message);
       return {
         ok: false,
         retryNow: networkRetryable(spec.method, e),
@@ -236,7 +282,7 @@ export class Transport {
         retryNow: statusRetryable(spec.method, status),
         error: fail({
           status,
-          detail: this.#redact(parsed.detail),
+          detail: redact(parsed.detail),
           issues: parsed.issues,
           retryable: statusTransient(status),
           retryAfterMs: parseRetryAfter(retryAfter),
@@ -262,7 +308,9 @@ export class Transport {
   }
 
   /** The service might echo a credential back in an error text; it never reaches our messages. */
-  #redact(text: string): string {
-    return this.#apiKey === '' ? text : text.replaceAll(this.#apiKey, '[redacted]');
+  #redact(text: string, sent: string): string {
+    for (const key of new Set([sent, this.#key.key()]))
+      if (key !== '') text = text.replaceAll(key, '[redacted]');
+    return text;
   }
 }

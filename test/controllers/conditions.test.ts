@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeConditions, refusal } from '../../src/controllers/conditions.ts';
+import { isRefusal, outcomeConditions, refusal, serviceTrouble } from '../../src/controllers/conditions.ts';
 import { ServiceError } from '../../src/service/errors.ts';
+import type { KeyOrigin } from '../../src/service/key-source.ts';
 
-const error = (status: number | undefined, retryable = false) =>
-  new ServiceError({ status, detail: 'the words', endpoint: 'POST /x', path: '/x', retryable, attempts: 1 });
+const error = (status: number | undefined, retryable = false, keySource?: KeyOrigin, attempts = 1) =>
+  new ServiceError({
+    status,
+    detail: 'the words',
+    endpoint: 'POST /x',
+    path: '/x',
+    retryable,
+    attempts,
+    keySource,
+  });
 
 describe('outcomeConditions', () => {
   it('is Ready with nothing in flight when there is no problem', () => {
@@ -44,5 +53,52 @@ describe('refusal', () => {
     for (const err of [error(500), error(503, true), error(429, true), error(undefined, true), error(401)])
       expect(() => refusal(err)).toThrow(err);
     expect(() => refusal(new Error('boom'))).toThrow('boom');
+  });
+});
+
+describe('a rejected key', () => {
+  const file: KeyOrigin = { kind: 'file', path: '/etc/agent-deploy/credentials/api-key' };
+
+  it('is never a refusal of the spec, sent or held back locally', () => {
+    for (const err of [error(401), error(401, false, file), error(401, false, file, 0)]) {
+      expect(isRefusal(err)).toBe(false);
+      expect(() => refusal(err)).toThrow(err);
+    }
+    expect([error(400), error(403), error(404), error(409), error(422)].every(isRefusal)).toBe(true);
+  });
+
+  it('is Unauthorized, not Stalled, naming the key file and how it gets fixed', () => {
+    const problem = serviceTrouble(error(401, false, file));
+    expect(problem).toEqual({
+      reason: 'Unauthorized',
+      message:
+        'the service rejected the API key from file /etc/agent-deploy/credentials/api-key (the words); the ' +
+        'operator reads the file again when it changes and resumes once the service accepts the key',
+      stalled: false,
+    });
+    // A local refusal reads the same, so status does not flip between the two.
+    expect(serviceTrouble(error(401, false, file, 0))).toEqual(problem);
+    const set = outcomeConditions(problem, 'bound');
+    expect([set.Synced.status, set.Synced.reason, set.Stalled.status]).toEqual([
+      'False',
+      'Unauthorized',
+      'False',
+    ]);
+  });
+
+  it('names the environment variable, which needs a restart', () => {
+    const env: KeyOrigin = { kind: 'env', name: 'AGENT_DEPLOY_API_KEY' };
+    expect(serviceTrouble(error(401, false, env)).message).toBe(
+      'the service rejected the API key from environment variable AGENT_DEPLOY_API_KEY (the words); set the ' +
+        'right key and restart the operator',
+    );
+  });
+
+  it('leaves other trouble as ServiceError with the whole message', () => {
+    expect(serviceTrouble(error(503, true))).toEqual({
+      reason: 'ServiceError',
+      message: 'POST /x (/x): HTTP 503: the words',
+      stalled: false,
+    });
   });
 });

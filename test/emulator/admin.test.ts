@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBody, ids, useEmulator } from './support.ts';
+import { client, createBody, ids, useEmulator } from './support.ts';
 
 const t = useEmulator({ stepMs: 60_000 });
 
@@ -45,6 +45,16 @@ describe('GET /_emulator/state', () => {
     expect(state.tracing_projects).toEqual([]);
     expect(state.tokens[0].provider_account_label).toBe('dev@github');
     expect(state.calls).toEqual({});
+  });
+
+  it('counts answers by status, rejected keys included, and zeroes them with the call counters', async () => {
+    await t.api.get('/v2/auth/providers');
+    await client(t.emu.url, 'not-a-key').get('/v2/auth/providers');
+    await client(t.emu.url, null).get('/v2/deployments');
+    await t.api.get('/v2/deployments?limit=500');
+    expect((await t.admin.get('/_emulator/state')).body.responses).toEqual({ '200': 1, '401': 2, '422': 1 });
+    await t.admin.post('/_emulator/calls/reset');
+    expect((await t.admin.get('/_emulator/state')).body.responses).toEqual({});
   });
 
   it('moves the clock forward and validates the request', async () => {

@@ -25,7 +25,7 @@ import { LeaderElector } from '../../runtime/leader.ts';
 import { leaderMetric, serviceCallMetrics } from '../../runtime/metrics.ts';
 import { ServiceClient } from '../../service/client.ts';
 import { parseDuration } from '../duration.ts';
-import { apiKey } from '../service-options.ts';
+import { apiKeySource } from '../service-options.ts';
 
 interface Flags {
   kubeconfig?: string;
@@ -128,7 +128,9 @@ async function run(flags: Flags): Promise<void> {
   const registry = new Registry();
   const service = new ServiceClient({
     baseUrl: flags.serviceUrl,
-    apiKey: apiKey(flags),
+    // A key file is read again when it changes; a rejected key holds calls back operator-wide.
+    apiKey: apiKeySource(flags),
+    authGate: { logger },
     ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
     onCall: serviceCallMetrics(registry),
   });

@@ -8,7 +8,7 @@ import type { Informer } from '../../runtime/informer.ts';
 import { isConflict, type KubeClient, type ResourceRef } from '../../runtime/kube.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
-import { outcomeConditions, refusal } from '../conditions.ts';
+import { outcomeConditions, refusal, serviceTrouble } from '../conditions.ts';
 import type { Problem } from '../deployment/conditions.ts';
 import { OutcomeMemo } from '../memo.ts';
 import { ResourceIO } from '../resource-io.ts';
@@ -78,12 +78,14 @@ export class AgentConnectionReconciler {
 
     const log = this.#d.logger.child({ agentConnection: key });
     try {
+      // While the key is rejected no marker is written: it would be removed again at once, and the two
+      // writes would wake this resource again and again.
+      this.#d.service.assertAuthorized('POST /v2/auth/agents/{agent_id}/connections');
       cr = await this.#io.patchAnnotations(cr, { [annotations.createPending]: new Date().toISOString() });
       const outcome = await this.#connect(cr, log);
       await this.#write(cr, outcome.observed ?? {}, outcome.problem);
     } catch (err) {
-      if (err instanceof ServiceError)
-        await this.#write(cr, {}, { reason: 'ServiceError', message: err.message, stalled: false });
+      if (err instanceof ServiceError) await this.#write(cr, {}, serviceTrouble(err));
       throw err;
     }
   }

@@ -6,6 +6,7 @@ import type { ListenerResource } from '../../api/listener.ts';
 import { Controller, watchPrimary, watchSecondary } from '../../runtime/controller.ts';
 import { Informer, metadataListerWatcher, resourceListerWatcher } from '../../runtime/informer.ts';
 import { type KubeObject, objectKey, type ResourceRef, SECRETS } from '../../runtime/kube.ts';
+import { wakeOnAuthRestored } from '../auth-wake.ts';
 import { SecretReader } from '../secret-reader.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
 import { repositoryFinder } from './inputs.ts';
@@ -100,7 +101,11 @@ export function deploymentController(options: ControllerContext): OperatorContro
       watchSecondary(secrets, (secret) => readersOf(bySecret, objectKey(secret))),
       watchSecondary(listeners, (listener) => readersOf(byListener, listener.metadata.name)),
     ],
-    reconcile: (key) => reconciler.reconcile(key),
+    reconcile: wakeOnAuthRestored(
+      service,
+      (key) => reconciler.reconcile(key),
+      (key) => controller?.enqueue(key),
+    ),
     concurrency: options.concurrency,
     registry: options.registry,
     logger,

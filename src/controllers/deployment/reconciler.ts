@@ -10,6 +10,7 @@ import { buildEvent, type KubeClient, type ResourceRef, splitKey } from '../../r
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import { type Deployment, type Revision, terminalRevisionStatuses } from '../../service/wire.ts';
+import { isRefusal, serviceTrouble } from '../conditions.ts';
 import { OutcomeMemo } from '../memo.ts';
 import {
   type ConditionSet,
@@ -98,8 +99,7 @@ export class DeploymentReconciler {
     const outcome = await this.#sync(cr, log).catch(async (err: unknown) => {
       // Retryable trouble (service 5xx, timeouts, apiserver conflicts): say so, then back off.
       if (err instanceof ServiceError) {
-        const problem: Problem = { reason: 'ServiceError', message: err.message, stalled: false };
-        await this.#writeStatus(cr, computeConditions(undefined, problem), {}).catch(() => {});
+        await this.#writeStatus(cr, computeConditions(undefined, serviceTrouble(err)), {}).catch(() => {});
       }
       throw err;
     });
@@ -434,14 +434,6 @@ export const keyOf = (cr: DeploymentResource) => `${cr.metadata.namespace}/${cr.
 /** The id this resource is bound to: the annotation survives a lost status. */
 export const knownId = (cr: DeploymentResource): string | undefined =>
   cr.metadata.annotations?.[annotations.deploymentId] || cr.status?.deploymentId || undefined;
-
-/**
- * A 4xx answer that trying again will not change. Not a 5xx: the service may have acted before it
- * failed (a create may exist), and it may well succeed next time, so that is retried with backoff.
- */
-function isRefusal(err: unknown): err is ServiceError {
-  return err instanceof ServiceError && !err.retryable && err.status !== undefined && err.status < 500;
-}
 
 /** A definite refusal from the service (4xx): Stalled with the service's own words. */
 function refusal(err: unknown): Problem {

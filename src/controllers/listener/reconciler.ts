@@ -8,7 +8,7 @@ import type { KubeClient, ResourceRef } from '../../runtime/kube.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { Listener } from '../../service/wire.ts';
-import { outcomeConditions, refusal } from '../conditions.ts';
+import { outcomeConditions, refusal, serviceTrouble } from '../conditions.ts';
 import type { Problem } from '../deployment/conditions.ts';
 import { OutcomeMemo } from '../memo.ts';
 import { ResourceIO } from '../resource-io.ts';
@@ -69,7 +69,7 @@ export class ListenerReconciler {
         // Trouble reaching the service says so, but keeps what was observed: a Deployment may use the id.
         if (err instanceof ServiceError)
           await this.#write(cr, {
-            problem: { reason: 'ServiceError', message: err.message, stalled: false },
+            problem: serviceTrouble(err),
             observed: previousObserved(cr.status),
           });
         throw err;

@@ -7,7 +7,7 @@ import type { KubeClient, ResourceRef } from '../../runtime/kube.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { UpdateTokenMetadataRequest } from '../../service/wire.ts';
-import { outcomeConditions, refusal } from '../conditions.ts';
+import { outcomeConditions, refusal, serviceTrouble } from '../conditions.ts';
 import type { Problem } from '../deployment/conditions.ts';
 import { OutcomeMemo } from '../memo.ts';
 import { ResourceIO } from '../resource-io.ts';
@@ -63,7 +63,7 @@ export class OAuthTokenReconciler {
           if (err instanceof ServiceError)
             await this.#write(cr, {
               observed: previousObserved(cr.status),
-              problem: { reason: 'ServiceError', message: err.message, stalled: false },
+              problem: serviceTrouble(err),
               providerKnown: true,
             });
           throw err;

@@ -120,7 +120,7 @@ describe('agent-deploy deployments', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('SLEEPING');
     expect(oneLineError(await cli(['deployments'], serviceEnv(emu.url, 'nope')))).toMatch(
-      /^agent-deploy: the service refused the API key \(GET \/v2\/deployments: 401 /,
+      /^agent-deploy: the service refused the API key from environment variable AGENT_DEPLOY_API_KEY \(GET \/v2\/deployments: 401 /,
     );
   });
 });

@@ -270,7 +270,9 @@ describe('agent-deploy diff', () => {
       'agent-deploy: no service URL: pass --service-url or set AGENT_DEPLOY_SERVICE_URL',
     );
     const refused = oneLineError(await cli(['diff', '-f', file], serviceEnv(emu.url, 'sk-wrong-key')));
-    expect(refused).toMatch(/^agent-deploy: the service refused the API key \(GET \/v2\/deployments: 401 /);
+    expect(refused).toMatch(
+      /^agent-deploy: the service refused the API key from environment variable AGENT_DEPLOY_API_KEY \(GET \/v2\/deployments: 401 /,
+    );
     expect(refused).not.toContain('sk-wrong-key');
     expect(oneLineError(await cli(['diff', '-f', file], serviceEnv('http://127.0.0.1:1')))).toMatch(
       /^agent-deploy: cannot reach the service at http:\/\/127\.0\.0\.1:1 \(GET /,

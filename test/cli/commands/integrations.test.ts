@@ -41,7 +41,7 @@ describe('agent-deploy integrations', () => {
 
   it('reports a refused key as one line', async () => {
     expect(oneLineError(await cli(['integrations'], serviceEnv(emu.url, 'wrong')))).toMatch(
-      /^agent-deploy: the service refused the API key \(GET \/v1\/integrations\/codehost\/install: 401 /,
+      /^agent-deploy: the service refused the API key from environment variable AGENT_DEPLOY_API_KEY \(GET \/v1\/integrations\/codehost\/install: 401 /,
     );
   });
 });

@@ -75,8 +75,20 @@ describe('agent-deploy providers', () => {
   it('says the key was refused, without showing it', async () => {
     const run = await cli(['providers'], serviceEnv(emu.url, 'sk-not-a-key'));
     const line = oneLineError(run);
-    expect(line).toMatch(/^agent-deploy: the service refused the API key \(GET \/v2\/auth\/providers: 401 /);
+    expect(line).toMatch(
+      /^agent-deploy: the service refused the API key from environment variable AGENT_DEPLOY_API_KEY \(GET \/v2\/auth\/providers: 401 /,
+    );
     expect(line).not.toContain('sk-not-a-key');
+
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'agent-deploy-cli-')), 'key');
+    writeFileSync(keyFile, 'sk-not-a-key-either\n');
+    const fromFile = oneLineError(
+      await cli(['providers', '--service-url', emu.url, '--api-key-file', keyFile]),
+    );
+    expect(fromFile).toContain(
+      `the service refused the API key from file ${keyFile} (GET /v2/auth/providers: 401 `,
+    );
+    expect(fromFile).not.toContain('sk-not-a-key-either');
   });
 
   it('names the URL it could not reach', async () => {
