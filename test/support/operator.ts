@@ -24,7 +24,8 @@ export interface OperatorOptions {
   resync?: string;
   extraArgs?: string[];
   env?: Record<string, string>;
-  kubeconfig?: string;
+  /** Passed as --kubeconfig (default: the admin kubeconfig); null passes none, leaving it to KUBECONFIG in `env`. */
+  kubeconfig?: string | null;
 }
 
 const running = new Set<ChildProcess>();
@@ -36,8 +37,7 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
   const args = [
     bin,
     'operator',
-    '--kubeconfig',
-    options.kubeconfig ?? kubeconfigPath(),
+    ...(options.kubeconfig === null ? [] : ['--kubeconfig', options.kubeconfig ?? kubeconfigPath()]),
     '--service-url',
     options.serviceUrl,
     '--resync',
