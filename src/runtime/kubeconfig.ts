@@ -75,10 +75,11 @@ export function loadKubeconfig(sources: KubeconfigSources = {}): LoadedKubeconfi
   if (!config.currentContext) {
     const inCluster = inClusterConfig(env, sources.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
     if (inCluster && isEmpty(config)) return inCluster;
+    if (read.length > 0) throw new Error(`kubeconfig ${source} sets no current-context`);
     throw new Error(
-      read.length === 0
-        ? 'no kubeconfig: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account'
-        : `kubeconfig ${source} sets no current-context`,
+      env.KUBECONFIG && !sources.file
+        ? `no kubeconfig: none of the files in KUBECONFIG (${env.KUBECONFIG}) exists, and this is not a pod with a service account`
+        : 'no kubeconfig: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account',
     );
   }
   return resolveContext(config, config.currentContext, source);

@@ -212,6 +212,10 @@ describe('in-cluster, when no kubeconfig is set', () => {
     expect(() => loadKubeconfig({ env: podEnv, serviceAccountDir: join(dir, 'no-sa') })).toThrow(
       /no kubeconfig/,
     );
+    const gone = join(dir, 'gone');
+    expect(() =>
+      loadKubeconfig({ env: { HOME: emptyHome, KUBECONFIG: gone }, serviceAccountDir: sa }),
+    ).toThrow(`none of the files in KUBECONFIG (${gone}) exists`);
   });
 
   it('does not replace a kubeconfig that has entries but no current-context', () => {
