@@ -45,11 +45,6 @@ export class UserCredentials {
     this.#source = user ? dynamicSource(user, options) : undefined;
   }
 
-  /** True when a refused credential can be replaced by another (a token file, an exec plugin). */
-  get refreshable(): boolean {
-    return this.#source !== undefined;
-  }
-
   async get(): Promise<Credentials> {
     if (!this.#source) return this.#static;
     const fresh = await this.#source.get();

@@ -25,7 +25,6 @@ describe('static credentials', () => {
       cert: 'CERT',
       key: 'KEY',
     });
-    expect(creds.refreshable).toBe(false);
     expect(creds.refused(await creds.get())).toBe(false);
     const basic = new UserCredentials({ name: 'b', username: 'ann', password: 'pw' });
     expect(await bearer(basic)).toBe(`Basic ${Buffer.from('ann:pw').toString('base64')}`);
@@ -145,5 +144,19 @@ describe('exec plugin', () => {
       exec: { command: join(dir, 'no-such-plugin'), installHint: 'install it with apt' },
     });
     await expect(missing.get()).rejects.toThrow(/no-such-plugin \(user y\) not found: install it with apt/);
+  });
+});
+
+describe('other auth-providers', () => {
+  it('go through client-node’s own KubeConfig (oidc with a valid id-token needs no network)', async () => {
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const idToken = `${part({ alg: 'none' })}.${part({ exp: Math.floor(Date.now() / 1000) + 3600 })}.sig`;
+    const creds = new UserCredentials(
+      { name: 'o', authProvider: { name: 'oidc', config: { 'id-token': idToken, 'client-id': 'c' } } },
+      { cluster: { name: 'c', server: 'https://c.example', skipTLSVerify: false } },
+    );
+    expect(await bearer(creds)).toBe(`Bearer ${idToken}`);
+    // client-node refreshes these itself; a 401 cannot make them any fresher.
+    expect(creds.refused(await creds.get())).toBe(false);
   });
 });
