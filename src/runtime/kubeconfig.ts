@@ -57,7 +57,7 @@ export interface LoadedKubeconfig extends KubeconfigLike {
   readonly source: string;
 }
 
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 interface Config {
   clusters: Cluster[];
@@ -109,7 +109,7 @@ function readConfig(file: string): Config {
 type Raw = Record<string, unknown>;
 
 /** One file's entries; relative paths are made absolute against `base`, the file's directory. */
-export function parseConfig(text: string, base: string): Config {
+function parseConfig(text: string, base: string): Config {
   const raw = (parse(text) ?? {}) as Raw;
   const abs = (p: unknown) => (typeof p === 'string' && p !== '' && !isAbsolute(p) ? join(base, p) : p);
   const rawClusters = list(raw.clusters, 'clusters').map((entry) => {
@@ -172,7 +172,7 @@ function unique<T extends { name: string }>(items: T[], what: string): T[] {
 }
 
 /** clientcmd's merge: the first file to define a name keeps it, and the first current-context wins. */
-export function merge(configs: Config[]): Config {
+function merge(configs: Config[]): Config {
   const firstWins = <T extends { name: string }>(pick: (c: Config) => T[]): T[] => {
     const byName = new Map<string, T>();
     for (const config of configs)
@@ -205,7 +205,7 @@ function resolveContext(config: Config, name: string, source: string): LoadedKub
 }
 
 /** As client-go's InClusterConfig: possible when the service env is set and the token file exists. */
-export function inClusterConfig(env: NodeJS.ProcessEnv, dir: string): LoadedKubeconfig | undefined {
+function inClusterConfig(env: NodeJS.ProcessEnv, dir: string): LoadedKubeconfig | undefined {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   const tokenFile = join(dir, 'token');
