@@ -6,14 +6,16 @@
 //   pile up under a controller's request rate;
 // - its Watch hides the HTTP status of a failed watch and swallows unparsable lines, and its model
 //   serializer drops fields it has no name for (e.g. `x-kubernetes-*` on CRDs, unknown CR fields);
-// - merge-patch vs JSON-patch content types need per-call middleware there.
-// So the KubeConfig stays the source of truth for server, TLS and credentials (loadFromFile /
-// loadFromCluster / loadFromDefault, exec and token-file auth), but requests go through one pooled
-// undici Agent that close() releases. `applyToHTTPSOptions` is called per request because it is the
-// public way to get fresh credentials (it refreshes rotated service-account tokens and exec plugins).
+// - merge-patch vs JSON-patch content types need per-call middleware there;
+// - loading its API layer costs ≈30 MB of memory (every generated model).
+// The kubeconfig (kubeconfig.ts: files, KUBECONFIG lists, in-cluster) gives server, TLS and the user;
+// kube-credentials.ts gives fresh credentials for every request (rotated token files, exec plugins),
+// and kube-dispatchers.ts one pooled undici Agent that follows the client certificate.
 import { randomBytes } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
+import { type Credentials, UserCredentials } from './kube-credentials.ts';
+import { KubeDispatchers } from './kube-dispatchers.ts';
+import type { KubeconfigLike } from './kubeconfig.ts';
 
 export interface ResourceRef {
   /** '' for the core group. */
@@ -218,52 +220,41 @@ export interface KubeClientOptions {
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export class KubeClient {
-  readonly #kc: KubeConfig;
   readonly #server: string;
-  /** The pool for short requests. */
-  readonly #dispatcher: Dispatcher;
+  readonly #credentials: UserCredentials;
   /**
-   * Each watch gets its own connection, destroyed when the watch ends: a watch that went silent
-   * must not leave its dead socket in the pool (undici reuses a socket after an aborted request),
-   * and a long-lived stream must not hold a pooled connection.
+   * The pool for short requests, and a connection of its own for each watch, destroyed when the
+   * watch ends: a watch that went silent must not leave its dead socket in the pool (undici reuses a
+   * socket after an aborted request), and a long-lived stream must not hold a pooled connection.
    */
-  readonly #newDispatcher: () => Dispatcher;
+  readonly #dispatchers: KubeDispatchers;
   readonly #watchDispatchers = new Set<Dispatcher>();
   readonly #timeoutMs: number;
   readonly #pageSize: number;
   #openWatches = 0;
 
-  static async fromKubeConfig(kc: KubeConfig, options: KubeClientOptions = {}): Promise<KubeClient> {
+  /**
+   * `kc` is what loadKubeconfig returns, or a client-node KubeConfig. The user's credentials are
+   * fetched once here, so a broken kubeconfig or exec plugin fails at start.
+   */
+  static async fromKubeConfig(kc: KubeconfigLike, options: KubeClientOptions = {}): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
-    const tls: Record<string, unknown> = {};
-    await kc.applyToHTTPSOptions(tls);
-    const connect = {
-      ca: tls.ca,
-      cert: tls.cert,
-      key: tls.key,
-      servername: tls.servername,
-      ...(tls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
-      keepAlive: true,
-      keepAliveInitialDelay: 30_000,
-    } as Record<string, unknown>;
-    const newDispatcher = (): Dispatcher =>
-      cluster.proxyUrl
-        ? new ProxyAgent({ uri: cluster.proxyUrl, requestTls: connect })
-        : new Agent({ connect });
-    return new KubeClient(kc, cluster.server.replace(/\/+$/, ''), newDispatcher, options);
+    const credentials = new UserCredentials(kc.getCurrentUser(), { kubeconfig: kc, cluster });
+    const dispatchers = new KubeDispatchers(cluster);
+    dispatchers.pooled(await credentials.get());
+    return new KubeClient(cluster.server.replace(/\/+$/, ''), credentials, dispatchers, options);
   }
 
   private constructor(
-    kc: KubeConfig,
     server: string,
-    newDispatcher: () => Dispatcher,
+    credentials: UserCredentials,
+    dispatchers: KubeDispatchers,
     options: KubeClientOptions,
   ) {
-    this.#kc = kc;
     this.#server = server;
-    this.#newDispatcher = newDispatcher;
-    this.#dispatcher = newDispatcher();
+    this.#credentials = credentials;
+    this.#dispatchers = dispatchers;
     this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#pageSize = options.pageSize ?? 500;
   }
@@ -275,7 +266,7 @@ export class KubeClient {
 
   /** Closes every pooled connection; the client is unusable afterwards. */
   async close(): Promise<void> {
-    await Promise.all([this.#dispatcher, ...this.#watchDispatchers].map((d) => d.destroy()));
+    await Promise.all([this.#dispatchers.destroy(), ...[...this.#watchDispatchers].map((d) => d.destroy())]);
   }
 
   async get<T extends KubeObject>(res: ResourceRef, name: string, namespace?: string): Promise<T> {
@@ -349,26 +340,31 @@ export class KubeClient {
     if (options.labelSelector) query.set('labelSelector', options.labelSelector);
     if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
     if (options.timeoutSeconds) query.set('timeoutSeconds', String(options.timeoutSeconds));
-    const dispatcher = this.#newDispatcher();
-    this.#watchDispatchers.add(dispatcher);
+    let dispatcher: Dispatcher | undefined;
     const release = () => {
+      if (!dispatcher) return;
       this.#watchDispatchers.delete(dispatcher);
       dispatcher.destroy().catch(() => {});
+      dispatcher = undefined;
     };
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(`${this.#server}${resourcePath(res, options.namespace)}?${query}`, {
-        method: 'GET',
-        headers: await this.#headers(
-          undefined,
-          options.metadataOnly ? partialMetadata('PartialObjectMetadata') : undefined,
-        ),
-        dispatcher,
-        signal: options.signal,
-        headersTimeout: this.#timeoutMs,
-        // Silence detection is the caller's (the informer's watchdog); the server ends watches itself.
-        bodyTimeout: 0,
-      });
+      response = await this.#send(
+        'GET',
+        `${resourcePath(res, options.namespace)}?${query}`,
+        (credentials) => {
+          release();
+          dispatcher = this.#dispatchers.single(credentials);
+          this.#watchDispatchers.add(dispatcher);
+          return dispatcher;
+        },
+        {
+          signal: options.signal,
+          ...(options.metadataOnly ? { accept: partialMetadata('PartialObjectMetadata') } : {}),
+          // Silence detection is the caller's (the informer's watchdog); the server ends watches itself.
+          bodyTimeout: 0,
+        },
+      );
     } catch (err) {
       release();
       if (options.signal?.aborted) return noEvents();
@@ -513,13 +509,43 @@ export class KubeClient {
     return this.update(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease });
   }
 
-  async #headers(contentType?: string, accept = 'application/json'): Promise<Record<string, string>> {
-    const opts: { headers?: Record<string, string>; auth?: string } = {};
-    await this.#kc.applyToHTTPSOptions(opts as never);
-    const headers: Record<string, string> = { accept, ...(opts.headers ?? {}) };
-    if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    if (contentType) headers['content-type'] = contentType;
-    return headers;
+  /**
+   * One request with the current credentials. A 401 means the credentials were refused before
+   * anything happened: when they can be refreshed (a rotated token file, an exec plugin) the request
+   * is sent once more with fresh ones.
+   */
+  async #send(
+    method: Method,
+    path: string,
+    dispatcherFor: (credentials: Credentials) => Dispatcher,
+    init: {
+      body?: string;
+      contentType?: string;
+      accept?: string;
+      signal?: AbortSignal | undefined;
+      bodyTimeout: number;
+    },
+  ): Promise<Dispatcher.ResponseData> {
+    for (let attempt = 0; ; attempt++) {
+      const credentials = await this.#credentials.get();
+      const headers: Record<string, string> = {
+        accept: init.accept ?? 'application/json',
+        ...credentials.headers,
+      };
+      if (init.contentType) headers['content-type'] = init.contentType;
+      const response = await request(`${this.#server}${path}`, {
+        method,
+        signal: init.signal,
+        headers,
+        body: init.body,
+        dispatcher: dispatcherFor(credentials),
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: init.bodyTimeout,
+      });
+      if (response.statusCode !== 401 || attempt > 0 || !this.#credentials.refused(credentials))
+        return response;
+      await response.body.dump();
+    }
   }
 
   async #json<T>(
@@ -530,13 +556,10 @@ export class KubeClient {
     signal?: AbortSignal,
     accept?: string,
   ): Promise<T> {
-    const response = await request(`${this.#server}${path}`, {
-      method,
+    const response = await this.#send(method, path, (credentials) => this.#dispatchers.pooled(credentials), {
       signal,
-      headers: await this.#headers(body === undefined ? undefined : contentType, accept),
-      body: body === undefined ? undefined : JSON.stringify(body),
-      dispatcher: this.#dispatcher,
-      headersTimeout: this.#timeoutMs,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), contentType }),
+      ...(accept ? { accept } : {}),
       bodyTimeout: this.#timeoutMs,
     });
     const text = await response.body.text();

@@ -89,3 +89,60 @@ export async function serviceAccountKubeconfig(
   );
   return path;
 }
+
+/**
+ * A token for a ServiceAccount, bound to a Secret created for it: deleting that Secret invalidates the
+ * token (once the apiserver's authentication cache, about 10 s, lets go of it). For rotation tests.
+ */
+export async function boundServiceAccountToken(
+  namespace: string,
+  serviceAccount: string,
+  secretName: string,
+): Promise<string> {
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  try {
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: serviceAccount } } });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+  }
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: secretName }, type: 'Opaque' } });
+  const request = await core.createNamespacedServiceAccountToken({
+    name: serviceAccount,
+    namespace,
+    body: {
+      spec: {
+        audiences: [],
+        expirationSeconds: 3600,
+        boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: secretName },
+      },
+    },
+  });
+  const token = request.status?.token;
+  if (!token) throw new Error(`TokenRequest for ${namespace}/${serviceAccount} returned no token`);
+  return token;
+}
+
+/** Lets a ServiceAccount get, list and watch ConfigMaps in its namespace. */
+export async function allowConfigMapReads(namespace: string, serviceAccount: string): Promise<void> {
+  const name = `${serviceAccount}-configmap-reader`;
+  const list = {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name, namespace },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name, namespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
+      },
+    ],
+  };
+  await kubectl(['apply', '-f', '-'], { input: JSON.stringify(list) });
+}

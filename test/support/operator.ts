@@ -30,7 +30,8 @@ export interface OperatorOptions {
   resync?: string;
   extraArgs?: string[];
   env?: Record<string, string>;
-  kubeconfig?: string;
+  /** Passed as --kubeconfig (default: the admin kubeconfig); null passes none, leaving it to KUBECONFIG in `env`. */
+  kubeconfig?: string | null;
   /** Serve /metrics (and /healthz) on this port; default off. */
   healthPort?: number;
 }
@@ -44,8 +45,7 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
   const args = [
     bin,
     'operator',
-    '--kubeconfig',
-    options.kubeconfig ?? kubeconfigPath(),
+    ...(options.kubeconfig === null ? [] : ['--kubeconfig', options.kubeconfig ?? kubeconfigPath()]),
     '--service-url',
     options.serviceUrl,
     '--resync',

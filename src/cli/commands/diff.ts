@@ -21,6 +21,7 @@ import {
   SECRETS,
   type Secret,
 } from '../../runtime/kube.ts';
+import { loadKubeconfig } from '../../runtime/kubeconfig.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import type { CreateDeploymentRequest, Deployment, PatchDeploymentRequest } from '../../service/wire.ts';
 import { findDeploymentByName } from '../find-deployment.ts';
@@ -55,13 +56,18 @@ export function command(): Command {
       .requiredOption('-f, --filename <file>', 'manifest file (multi-document YAML)')
       .addOption(
         new Option(
-          '--kubeconfig <path>',
-          'read referenced Secrets and Listeners (and the resources’ own annotations and status) from this cluster',
-        ).env('KUBECONFIG'),
+          '--kubeconfig <file>',
+          'read referenced Secrets and Listeners (and the resources’ own annotations and status) from this ' +
+            'cluster; with $KUBECONFIG set (a list of files, merged as kubectl merges them), from that one',
+        ),
       ),
   ).action(async (flags: Flags) => {
     const resources = readDeployments(flags.filename);
-    const kube = flags.kubeconfig ? await kubeClient(flags.kubeconfig) : undefined;
+    // Without either, diff works from the manifest alone: no ~/.kube/config or in-cluster fallback.
+    const kube =
+      flags.kubeconfig || process.env.KUBECONFIG
+        ? await KubeClient.fromKubeConfig(loadKubeconfig({ file: flags.kubeconfig }))
+        : undefined;
     try {
       const results = await withService(flags, async (client) => {
         const findRepository = repositoryFinder(client);
@@ -101,18 +107,6 @@ function readDeployments(file: string): Record<string, unknown>[] {
     );
   if (deployments.length === 0) throw new Error(`${file} holds no Deployment (${apiVersion})`);
   return deployments;
-}
-
-/** Loaded only with a kubeconfig: the Kubernetes client library is slow to load and not needed otherwise. */
-async function kubeClient(path: string): Promise<KubeClient> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kc = new KubeConfig();
-  try {
-    kc.loadFromFile(path);
-  } catch (err) {
-    throw new Error(`cannot load kubeconfig ${path}: ${(err as Error).message.split('\n')[0]}`);
-  }
-  return KubeClient.fromKubeConfig(kc);
 }
 
 interface Deps {

@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -21,6 +20,7 @@ import {
   startHealthServer,
 } from '../../runtime/health.ts';
 import { KubeClient } from '../../runtime/kube.ts';
+import { loadKubeconfig } from '../../runtime/kubeconfig.ts';
 import { LeaderElector } from '../../runtime/leader.ts';
 import { leaderMetric, serviceCallMetrics } from '../../runtime/metrics.ts';
 import { ServiceClient } from '../../service/client.ts';
@@ -64,10 +64,9 @@ export function command(): Command {
     .description(
       'Reconcile Deployment, Listener, AgentConnection and OAuthToken resources against the service.',
     )
-    .addOption(
-      new Option('--kubeconfig <path>', 'kubeconfig (default: in-cluster, then ~/.kube/config)').env(
-        'KUBECONFIG',
-      ),
+    .option(
+      '--kubeconfig <file>',
+      "kubeconfig file (default, as kubectl: $KUBECONFIG's files merged, else ~/.kube/config, else the pod's service account)",
     )
     .addOption(
       new Option('--service-url <url>', 'base URL of the service, path prefix included')
@@ -121,10 +120,8 @@ export function command(): Command {
 
 async function run(flags: Flags): Promise<void> {
   const logger = pino({ level: flags.logLevel, base: { component: 'agent-deploy-operator' } });
-  const kc = new KubeConfig();
-  if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-  else kc.loadFromDefault();
-  const kube = await KubeClient.fromKubeConfig(kc);
+  const kubeconfig = loadKubeconfig({ file: flags.kubeconfig });
+  const kube = await KubeClient.fromKubeConfig(kubeconfig);
   const registry = new Registry();
   const service = new ServiceClient({
     baseUrl: flags.serviceUrl,
@@ -205,6 +202,8 @@ async function run(flags: Flags): Promise<void> {
   );
   logger.info(
     {
+      cluster: kubeconfig.cluster.server,
+      kubeconfig: `${kubeconfig.source} (context ${kubeconfig.context})`,
       namespaces: flags.namespace.length > 0 ? flags.namespace : 'all',
       resyncMs,
       concurrency,

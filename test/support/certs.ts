@@ -1,0 +1,77 @@
+// A throwaway CA, a server certificate for 127.0.0.1 and client certificates, minted with the openssl
+// command-line tool (Node can make keys but cannot sign certificates).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Pem {
+  cert: string;
+  key: string;
+}
+
+export interface TestCa extends Pem {
+  /** A certificate signed by this CA; `server` adds the 127.0.0.1 SAN a TLS server needs. */
+  issue(commonName: string, options?: { server?: boolean }): Pem;
+}
+
+function openssl(args: string[], cwd: string): void {
+  try {
+    execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
+    if (e.code === 'ENOENT')
+      throw new Error('these tests need the openssl command (apt-get install openssl)');
+    throw new Error(`openssl ${args[0]} failed: ${e.stderr?.toString().trim() ?? e.message}`);
+  }
+}
+
+export function testCa(): TestCa {
+  const dir = mkdtempSync(join(tmpdir(), 'test-ca-'));
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  openssl(
+    ['req', '-x509', ...newKey, '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=test-ca', '-days', '2'],
+    dir,
+  );
+  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+  let serial = 0;
+  return {
+    cert: read('ca.crt'),
+    key: read('ca.key'),
+    issue(commonName, { server = false } = {}) {
+      const name = `cert-${serial++}`;
+      openssl(
+        ['req', ...newKey, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${commonName}`],
+        dir,
+      );
+      writeFileSync(
+        join(dir, `${name}.ext`),
+        server
+          ? 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n'
+          : 'extendedKeyUsage=clientAuth\n',
+      );
+      openssl(
+        [
+          'x509',
+          '-req',
+          '-in',
+          `${name}.csr`,
+          '-CA',
+          'ca.crt',
+          '-CAkey',
+          'ca.key',
+          '-set_serial',
+          String(1000 + serial),
+          '-days',
+          '2',
+          '-extfile',
+          `${name}.ext`,
+          '-out',
+          `${name}.crt`,
+        ],
+        dir,
+      );
+      return { cert: read(`${name}.crt`), key: read(`${name}.key`) };
+    },
+  };
+}
