@@ -2,7 +2,9 @@
 // its own process with /metrics, and the figures read from them (service calls, refreshes, RSS, CPU).
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -68,15 +70,39 @@ export interface OperatorHandle {
   stop(): void;
 }
 
+/** The container image's V8 flags (Dockerfile ENV NODE_OPTIONS): what the operator runs under in a cluster. */
+export const containerNodeOptions = '--max-semi-space-size=1 --max-old-space-size=256';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The operator's entry point as the image runs it: the sources built to JavaScript (Dockerfile, build
+ * stage) in a scratch directory laid out like /app. With `fromSource`, the TypeScript sources instead.
+ */
+export async function operatorEntry(fromSource: boolean): Promise<string> {
+  if (fromSource) return join(root, 'bin/agent-deploy.js');
+  const app = mkdtempSync(join(tmpdir(), 'agent-deploy-built-'));
+  process.on('exit', () => rmSync(app, { recursive: true, force: true }));
+  await run(join(root, 'node_modules/.bin/tsc'), [
+    '-p',
+    join(root, 'tsconfig.build.json'),
+    '--outDir',
+    join(app, 'dist'),
+  ]);
+  for (const entry of ['node_modules', 'package.json', 'crds'])
+    symlinkSync(join(root, entry), join(app, entry));
+  return join(app, 'dist/cli/main.js');
+}
+
 export async function startOperator(
   rig: Rig,
-  options: { namespaces: string[]; resync: string; concurrency: string },
+  options: { entry: string; namespaces: string[]; resync: string; concurrency: string; nodeOptions: string },
 ): Promise<OperatorHandle> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
     [
-      fileURLToPath(new URL('../bin/agent-deploy.js', import.meta.url)),
+      options.entry,
       'operator',
       '--kubeconfig',
       rig.cp.kubeconfigPath,
@@ -92,7 +118,10 @@ export async function startOperator(
       '--log-level',
       'warn',
     ],
-    { env: { ...process.env, AGENT_DEPLOY_API_KEY: 'dev-key' }, stdio: ['ignore', 'ignore', 'inherit'] },
+    {
+      env: { ...process.env, AGENT_DEPLOY_API_KEY: 'dev-key', NODE_OPTIONS: options.nodeOptions },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
   );
   const pid = child.pid!;
   const status = (field: string) =>

@@ -1,7 +1,7 @@
 // The image cannot be built here (no container engine), so this test does what its build does:
-// it reads the Dockerfile, runs the build stage's install in a scratch directory holding only what
-// the Dockerfile copies, lays out the final stage's files, and runs the CLI with Node 24 from there.
-// That proves the production dependencies alone run the operator.
+// it reads the Dockerfile, runs the build stage's install and build in a scratch directory holding only
+// what the Dockerfile copies, lays out the final stage's files, and runs the CLI with Node 24 from there.
+// That proves the built JavaScript and the production dependencies alone run the operator.
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,27 +56,34 @@ describe('Dockerfile', () => {
       all(build, 'RUN')
         .map((i) => i.args)
         .join(' '),
-    ).toMatch(/npm ci --omit=dev/);
+    ).toMatch(/npm ci .*&& npx tsc -p tsconfig\.build\.json && npm prune --omit=dev/);
     expect(all(final, 'USER').at(-1)?.args).toBe('65532:65532');
     expect(JSON.parse(all(final, 'ENTRYPOINT').at(-1)!.args)).toEqual([
       'node',
-      'bin/agent-deploy.js',
+      'dist/cli/main.js',
       'operator',
     ]);
-    expect(all(final, 'COPY').map((i) => i.args)).toContain('--from=build /app/node_modules ./node_modules');
+    expect(all(final, 'COPY').map((i) => i.args)).toEqual(
+      expect.arrayContaining([
+        '--from=build /app/node_modules ./node_modules',
+        '--from=build /app/dist ./dist',
+      ]),
+    );
     // The final stage installs nothing: its only RUN removes the package managers.
     for (const { args } of all(final, 'RUN')) expect(args).toMatch(/^rm -rf /);
-    expect(new Set(contextSources(final))).toEqual(
-      new Set(['package.json', 'package-lock.json', 'bin', 'src', 'crds']),
-    );
+    // No TypeScript in the image: the sources stay in the build stage.
+    expect(new Set(contextSources(final))).toEqual(new Set(['package.json', 'package-lock.json', 'crds']));
   });
 
   it('runs the CLI and loads the operator with the production dependencies only', async () => {
-    for (const source of contextSources(build)) cpSync(join(root, source), join(scratch, source));
+    for (const source of contextSources(build))
+      cpSync(join(root, source), join(scratch, source), { recursive: true });
     for (const { args } of all(build, 'RUN')) {
       // As in the image, plus: take packages from the local cache when it has them.
       await run('sh', ['-c', args.replace('npm ci', 'npm ci --prefer-offline')], { cwd: scratch });
     }
+    // The final stage: its context sources; node_modules and dist are the build stage's, already here.
+    rmSync(join(scratch, 'src'), { recursive: true });
     for (const source of contextSources(final)) {
       cpSync(join(root, source), join(scratch, source), { recursive: true });
     }
@@ -85,7 +92,7 @@ describe('Dockerfile', () => {
     }
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
     const env = { PATH: '/usr/bin:/bin', HOME: scratch };
-    const cli = (...args: string[]) => run(node24, ['bin/agent-deploy.js', ...args], { cwd: scratch, env });
+    const cli = (...args: string[]) => run(node24, ['dist/cli/main.js', ...args], { cwd: scratch, env });
     expect((await cli('--version')).stdout.trim()).toBe(version);
     // The entrypoint's subcommand, loaded for real: every module it imports resolves.
     expect((await cli('operator', '--help')).stdout).toContain('--leader-elect');
@@ -94,7 +101,7 @@ describe('Dockerfile', () => {
       [
         '--input-type=module',
         '-e',
-        "const m = await import('./src/cli/commands/operator.ts'); console.log(typeof m.command)",
+        "const m = await import('./dist/cli/commands/operator.js'); console.log(typeof m.command)",
       ],
       { cwd: scratch, env },
     );

@@ -99,13 +99,18 @@ function identity(obj: KubeObject): KubeObject {
   return { metadata: { name, namespace, uid, resourceVersion } };
 }
 
+/** kubectl's client-side apply keeps a copy of the whole applied object here (Argo CD applies this way). */
+const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+
 /**
- * metadata.managedFields is server-side apply's bookkeeping: often larger than the rest of the object,
- * never read by a controller, and kept by the apiserver when an update leaves it out. Caches hold the
- * object without it.
+ * Appliers' bookkeeping, never read by a controller and often larger than the rest of the object:
+ * metadata.managedFields (server-side apply; kept by the apiserver when an update leaves it out) and
+ * kubectl's last-applied annotation (so a write must never PUT a cached object back: the operator only
+ * merge-patches the fields it owns). Caches hold the object without them.
  */
 function withoutManagedFields(obj: KubeObject): void {
   delete (obj.metadata as { managedFields?: unknown }).managedFields;
+  if (obj.metadata.annotations?.[lastApplied] !== undefined) delete obj.metadata.annotations[lastApplied];
 }
 
 export interface InformerHandlers<T> {

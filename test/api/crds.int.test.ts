@@ -107,6 +107,14 @@ describe('CRDs on a real apiserver', () => {
           lastTransitionTime: '2026-01-02T03:04:05Z',
           observedGeneration: 1,
         },
+        {
+          type: 'Synced',
+          status: 'True',
+          reason: 'Synced',
+          message: '',
+          lastTransitionTime: '2026-01-02T03:04:05Z',
+          observedGeneration: 1,
+        },
       ],
     };
     await kubectl([
@@ -124,8 +132,8 @@ describe('CRDs on a real apiserver', () => {
       .trim()
       .split('\n')
       .map((l) => l.trim().split(/\s+/));
-    expect(header).toEqual(['NAME', 'SOURCE', 'STATUS', 'REVISION', 'READY', 'AGE']);
-    expect(row?.slice(0, 5)).toEqual(['columns', 'codehost', 'READY', 'DEPLOYED', 'True']);
+    expect(header).toEqual(['NAME', 'SOURCE', 'STATUS', 'REVISION', 'READY', 'SYNCED', 'AGE']);
+    expect(row?.slice(0, 6)).toEqual(['columns', 'codehost', 'READY', 'DEPLOYED', 'True', 'Synced']);
   });
 
   it('keeps `deployments` meaning apps/v1 while `agents` lists ours', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { informersFresh } from '../../src/runtime/health.ts';
 import { Informer, type ListerWatcher, resourceListerWatcher } from '../../src/runtime/informer.ts';
 import { CONFIGMAPS, KubeClient, type KubeObject, type ResourceRef } from '../../src/runtime/kube.ts';
-import { adminKubeConfig, createTestNamespace, installCrds } from '../support/kube.ts';
+import { adminKubeConfig, createTestNamespace, installCrds, kubectl } from '../support/kube.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
 type Obj = KubeObject & { data?: Record<string, string>; spec?: Record<string, unknown> };
@@ -16,6 +16,7 @@ afterAll(async () => {
   await admin.close();
 });
 
+const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
 const configMap = (ns: string, name: string, data: Record<string, string> = {}): Obj => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
@@ -224,6 +225,29 @@ describe('Informer after 410 Gone', () => {
         ns,
       );
       expect(stored.metadata.managedFields?.length).toBeGreaterThan(0);
+    } finally {
+      await informer.stop();
+    }
+  });
+});
+
+describe('an object applied with kubectl (client-side apply)', () => {
+  it('is cached without its last-applied annotation, which a merge patch from the cache leaves on the server', async () => {
+    const ns = await createTestNamespace('rt-applied');
+    await kubectl(['apply', '-n', ns, '-f', '-'], {
+      input: JSON.stringify(configMap(ns, 'applied', { a: '1' })),
+    });
+    const informer = new Informer<Obj>(resourceListerWatcher(admin, CONFIGMAPS), { namespaces: [ns] });
+    informer.start();
+    try {
+      await informer.waitForSync();
+      const cached = informer.get(`${ns}/applied`)!;
+      expect(cached.metadata.annotations ?? {}).not.toHaveProperty(lastApplied);
+      await admin.mergePatch(CONFIGMAPS, 'applied', ns, { metadata: { annotations: { note: 'x' } } });
+      await until(() => informer.get(`${ns}/applied`)?.metadata.annotations?.note === 'x');
+      expect(informer.get(`${ns}/applied`)!.metadata.annotations).not.toHaveProperty(lastApplied);
+      const stored = await admin.get<Obj>(CONFIGMAPS, 'applied', ns);
+      expect(stored.metadata.annotations?.[lastApplied]).toContain('"applied"');
     } finally {
       await informer.stop();
     }
