@@ -102,8 +102,9 @@ try {
   console.log(
     `idle: ${idle.calls} service calls over ${idle.refreshes} resync periods, ${idle.perRefresh} per period (target ⌈${n}/100⌉ = ${Math.ceil(n / 100)})`,
   );
+  const mb = async (metric: string) => ((await operator!.metric(metric)) / 2 ** 20).toFixed(0);
   console.log(
-    `operator after idle: peak RSS ${operator.peakRssMb().toFixed(0)} MB, RSS ${operator.rssMb().toFixed(0)} MB, CPU ${operator.cpuSeconds().toFixed(1)} s`,
+    `operator after idle: peak RSS ${operator.peakRssMb().toFixed(0)} MB, RSS ${operator.rssMb().toFixed(0)} MB (JS heap ${await mb('nodejs_heap_size_used_bytes')} MB used of ${await mb('nodejs_heap_size_total_bytes')} MB, external ${await mb('nodejs_external_memory_bytes')} MB), CPU ${operator.cpuSeconds().toFixed(1)} s`,
   );
 } finally {
   operator?.stop();

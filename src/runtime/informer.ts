@@ -23,8 +23,14 @@ import {
 
 /** Where the informer reads from (client-go's ListerWatcher). */
 export interface ListerWatcher<T extends KubeObject> {
-  /** A full list (all pages) of one scope; `namespace` undefined means all namespaces. */
-  list(namespace: string | undefined, signal: AbortSignal): Promise<ListPage<T>>;
+  /**
+   * A full list of one scope (`namespace` undefined: all namespaces), page by page, consistent at the
+   * last page's resourceVersion; a page marked `restarted` begins the list again from the start.
+   */
+  list(
+    namespace: string | undefined,
+    signal: AbortSignal,
+  ): AsyncIterable<ListPage<T> & { restarted?: boolean }>;
   watch(
     namespace: string | undefined,
     resourceVersion: string,
@@ -40,10 +46,16 @@ export function resourceListerWatcher<T extends KubeObject>(
 ): ListerWatcher<T> {
   const { labelSelector, pageSize } = options;
   return {
-    async list(namespace, signal) {
-      const page = await client.listAll<T>(resource, { namespace, labelSelector, pageSize, signal });
-      for (const obj of page.items) withoutManagedFields(obj);
-      return page;
+    async *list(namespace, signal) {
+      for await (const page of client.listPages<T>(resource, {
+        namespace,
+        labelSelector,
+        pageSize,
+        signal,
+      })) {
+        for (const obj of page.items) withoutManagedFields(obj);
+        yield page;
+      }
     },
     async watch(namespace, resourceVersion, timeoutSeconds, signal) {
       const events = await client.watch<T>(resource, {
@@ -71,9 +83,9 @@ export function resourceListerWatcher<T extends KubeObject>(
  */
 export function metadataListerWatcher(client: KubeClient, resource: ResourceRef): ListerWatcher<KubeObject> {
   return {
-    async list(namespace, signal) {
-      const page = await client.listAll(resource, { namespace, metadataOnly: true, signal });
-      return { ...page, items: page.items.map(identity) };
+    async *list(namespace, signal) {
+      for await (const page of client.listPages(resource, { namespace, metadataOnly: true, signal }))
+        yield { ...page, items: page.items.map(identity) };
     },
     async watch(namespace, resourceVersion, timeoutSeconds, signal) {
       const events = await client.watch(resource, {
@@ -148,27 +160,6 @@ export interface InformerStats {
   staleRestarts: number;
   /** Relists caused by 410 Gone. */
   goneRelists: number;
-}
-
-/** The events a relist implies, given what the cache held for the same scope. */
-export function diffRelist<T extends KubeObject>(
-  cached: ReadonlyMap<string, T>,
-  fresh: readonly T[],
-): { added: T[]; updated: Array<[T, T]>; unchanged: Array<[T, T]>; deleted: T[] } {
-  const added: T[] = [];
-  const updated: Array<[T, T]> = [];
-  const unchanged: Array<[T, T]> = [];
-  const seen = new Set<string>();
-  for (const obj of fresh) {
-    const key = objectKey(obj);
-    seen.add(key);
-    const old = cached.get(key);
-    if (!old) added.push(obj);
-    else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) updated.push([old, obj]);
-    else unchanged.push([old, obj]);
-  }
-  const deleted = [...cached].filter(([key]) => !seen.has(key)).map(([, obj]) => obj);
-  return { added, updated, unchanged, deleted };
 }
 
 type WatchEnd = 'closed' | 'gone' | 'stale' | 'resync' | 'stopped';
@@ -364,25 +355,40 @@ export class Informer<T extends KubeObject> {
     return sleep(jittered(exponentialDelayMs(failures, this.#backoffBaseMs, this.#backoffMaxMs)), signal);
   }
 
+  /**
+   * Lists the scope page by page and applies each page to the cache as it comes, so a relist of many
+   * objects never holds a second copy of them all. An object whose resourceVersion did not move keeps
+   * its cached copy (on a resync it is re-delivered as an update); what the complete list lacks is
+   * deleted at the end.
+   */
   async #relist(scope: Scope, resync: boolean, signal: AbortSignal): Promise<void> {
-    const page = await this.#source.list(scope.namespace, signal);
+    let seen = new Set<string>();
+    let resourceVersion = '';
+    for await (const page of this.#source.list(scope.namespace, signal)) {
+      if (signal.aborted) return;
+      if (page.restarted) seen = new Set();
+      for (const obj of page.items) {
+        const key = objectKey(obj);
+        seen.add(key);
+        const old = this.#cache.get(key);
+        if (!old) {
+          this.#store(key, obj);
+          this.#emit('onAdd', obj);
+        } else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) {
+          this.#store(key, obj);
+          this.#emit('onUpdate', old, obj);
+        } else if (resync) this.#emit('onUpdate', old, old);
+      }
+      resourceVersion = page.resourceVersion;
+    }
     if (signal.aborted) return;
     this.#stats.lists++;
-    const inScope = new Map([...this.#cache].filter(([, obj]) => this.#inScope(scope, obj)));
-    const diff = diffRelist(inScope, page.items);
-    for (const obj of diff.deleted) {
-      this.#store(objectKey(obj), undefined);
+    for (const [key, obj] of this.#cache) {
+      if (seen.has(key) || !this.#inScope(scope, obj)) continue;
+      this.#store(key, undefined);
       this.#emit('onDelete', obj);
     }
-    for (const obj of diff.added) {
-      this.#store(objectKey(obj), obj);
-      this.#emit('onAdd', obj);
-    }
-    for (const [old, obj] of [...diff.updated, ...(resync ? diff.unchanged : [])]) {
-      this.#store(objectKey(obj), obj);
-      this.#emit('onUpdate', old, obj);
-    }
-    scope.resourceVersion = page.resourceVersion;
+    scope.resourceVersion = resourceVersion;
     scope.lastActivity = Date.now();
     scope.nextResyncAt = this.#resyncMs > 0 ? Date.now() + this.#resyncMs : Number.POSITIVE_INFINITY;
     if (!scope.synced) {

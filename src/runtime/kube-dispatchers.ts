@@ -14,6 +14,13 @@ interface ClientCert {
   key?: string;
 }
 
+/**
+ * Connections of the shared pool. Unbounded, a burst (5,000 creates, each with its fire-and-forget Event)
+ * opened hundreds of TLS connections at once, and their buffers stayed in the process's memory; requests
+ * beyond the bound wait in the pool's queue instead.
+ */
+const pooledConnections = 16;
+
 export class KubeDispatchers {
   readonly #connect: Record<string, unknown>;
   readonly #proxyUrl: string | undefined;
@@ -42,17 +49,21 @@ export class KubeDispatchers {
     const pool = this.#pool;
     if (pool && pool.cert === credentials.cert && pool.key === credentials.key) return pool.dispatcher;
     if (pool) this.#retire(pool.dispatcher);
-    const dispatcher = this.single(credentials);
+    const dispatcher = this.#agent(credentials, pooledConnections);
     this.#pool = { dispatcher, ...clientCert(credentials) };
     return dispatcher;
   }
 
   /** A dispatcher of its own (one per watch); the caller destroys it. */
   single(credentials: Credentials): Dispatcher {
+    return this.#agent(credentials, 1);
+  }
+
+  #agent(credentials: Credentials, connections: number): Dispatcher {
     const connect = { ...this.#connect, ...clientCert(credentials) };
     return this.#proxyUrl
-      ? new ProxyAgent({ uri: this.#proxyUrl, requestTls: connect })
-      : new Agent({ connect });
+      ? new ProxyAgent({ uri: this.#proxyUrl, requestTls: connect, connections })
+      : new Agent({ connect, connections });
   }
 
   /** Pools replaced after a certificate change that still finish requests. */

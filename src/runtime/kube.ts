@@ -306,19 +306,41 @@ export class KubeClient {
     res: ResourceRef,
     options: ListOptions & { pageSize?: number } = {},
   ): Promise<ListPage<T>> {
+    const items: T[] = [];
+    let resourceVersion = '';
+    for await (const page of this.listPages<T>(res, options)) {
+      if (page.restarted) items.length = 0;
+      items.push(...page.items);
+      resourceVersion = page.resourceVersion;
+    }
+    return { items, resourceVersion };
+  }
+
+  /**
+   * The pages of a list, one at a time, so a caller can use each before the next arrives and hold no
+   * more than a page beyond what it keeps. An expired continue token restarts the list once from the
+   * first page, marked `restarted`; the last page's resourceVersion is the list's.
+   */
+  async *listPages<T extends KubeObject>(
+    res: ResourceRef,
+    options: ListOptions & { pageSize?: number } = {},
+  ): AsyncGenerator<ListPage<T> & { restarted?: boolean }> {
     const limit = options.pageSize ?? this.#pageSize;
-    for (let attempt = 0; ; attempt++) {
-      const items: T[] = [];
-      let page: ListPage<T> | undefined;
+    let restarted = false;
+    let next: string | undefined;
+    for (;;) {
+      let page: ListPage<T>;
       try {
-        do {
-          page = await this.list<T>(res, { ...options, limit, continue: page?.continue });
-          items.push(...page.items);
-        } while (page.continue);
-        return { items, resourceVersion: page.resourceVersion };
+        page = await this.list<T>(res, { ...options, limit, continue: next });
       } catch (err) {
-        if (!(isGone(err) && page?.continue && attempt === 0)) throw err;
+        if (!(isGone(err) && next && !restarted)) throw err;
+        restarted = true;
+        next = undefined;
+        continue;
       }
+      yield restarted && next === undefined ? { ...page, restarted } : page;
+      next = page.continue;
+      if (!next) return;
     }
   }
 

@@ -1,31 +1,55 @@
 import { describe, expect, it, vi } from 'vitest';
-import { diffRelist, Informer, type ListerWatcher } from '../../src/runtime/informer.ts';
-import type { KubeObject, WatchEvent } from '../../src/runtime/kube.ts';
+import { Informer, type ListerWatcher } from '../../src/runtime/informer.ts';
+import { KubeError, type KubeObject, type WatchEvent } from '../../src/runtime/kube.ts';
 
 const obj = (name: string, rv: string): KubeObject => ({
   metadata: { name, namespace: 'ns', resourceVersion: rv },
 });
 
-describe('diffRelist', () => {
-  it('finds what was added, changed, unchanged and deleted since the cache was filled', () => {
-    const cached = new Map([
-      ['ns/keep', obj('keep', '1')],
-      ['ns/change', obj('change', '2')],
-      ['ns/gone', obj('gone', '3')],
+describe('Informer relist', () => {
+  it('applies each page as it comes and deletes what the complete list lacks, after a 410', async () => {
+    const lists = [
+      [[obj('keep', '1'), obj('change', '2')], [obj('gone', '3')]],
+      [[obj('keep', '1')], [obj('change', '7'), obj('new', '8')]],
+    ];
+    let listed = 0;
+    const source: ListerWatcher<KubeObject> = {
+      async *list() {
+        const pages = lists[listed++]!;
+        for (const [i, items] of pages.entries()) yield { items, resourceVersion: String(10 * listed + i) };
+      },
+      watch: async (_ns, _rv, _t, signal) =>
+        (async function* () {
+          // The first watch is told its version is too old: the informer lists again.
+          if (listed === 1) yield { type: 'ERROR' as const, error: new KubeError(410, 'Expired', 'too old') };
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        })(),
+    };
+    const seen: string[] = [];
+    const informer = new Informer(source, { resyncMs: 0 });
+    informer.addHandlers({
+      onAdd: (o) => seen.push(`add ${o.metadata.name}`),
+      onUpdate: (a, b) =>
+        seen.push(`update ${a.metadata.name} ${a.metadata.resourceVersion}→${b.metadata.resourceVersion}`),
+      onDelete: (o) => seen.push(`delete ${o.metadata.name}`),
+    });
+    informer.start();
+    await vi.waitFor(() => expect(informer.stats().lists).toBe(2));
+    expect(seen).toEqual([
+      'add keep',
+      'add change',
+      'add gone',
+      'update change 2→7',
+      'add new',
+      'delete gone',
     ]);
-    const diff = diffRelist(cached, [obj('keep', '1'), obj('change', '7'), obj('new', '8')]);
-    expect(diff.added.map((o) => o.metadata.name)).toEqual(['new']);
-    expect(diff.updated.map(([a, b]) => [a.metadata.resourceVersion, b.metadata.resourceVersion])).toEqual([
-      ['2', '7'],
-    ]);
-    expect(diff.unchanged.map(([, b]) => b.metadata.name)).toEqual(['keep']);
-    expect(diff.deleted.map((o) => o.metadata.name)).toEqual(['gone']);
-  });
-
-  it('an empty list deletes everything cached', () => {
-    const diff = diffRelist(new Map([['ns/a', obj('a', '1')]]), []);
-    expect(diff.deleted).toHaveLength(1);
-    expect(diff.added).toHaveLength(0);
+    expect(
+      informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['change', 'keep', 'new']);
+    await informer.stop();
   });
 });
 
@@ -33,7 +57,9 @@ describe('Informer indexes', () => {
   /** A source that lists `initial` once, then streams `events` and stays open until aborted. */
   function source(initial: KubeObject[], events: WatchEvent<KubeObject>[]): ListerWatcher<KubeObject> {
     return {
-      list: async () => ({ items: initial, resourceVersion: '1' }),
+      async *list() {
+        yield { items: initial, resourceVersion: '1' };
+      },
       watch: async (_ns, _rv, _t, signal) =>
         (async function* () {
           yield* events;

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { controllerFactories } from '../../controllers/all.ts';
 import { onShutdownSignal } from '../../runtime/controller.ts';
 import {
@@ -123,6 +123,8 @@ async function run(flags: Flags): Promise<void> {
   const kubeconfig = loadKubeconfig({ file: flags.kubeconfig });
   const kube = await KubeClient.fromKubeConfig(kubeconfig);
   const registry = new Registry();
+  // process_resident_memory_bytes, nodejs_heap_size_used_bytes, GC and event-loop lag: what memory alerts read.
+  collectDefaultMetrics({ register: registry });
   const service = new ServiceClient({
     baseUrl: flags.serviceUrl,
     // A key file is read again when it changes; a rejected key holds calls back operator-wide.
