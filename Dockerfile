@@ -21,6 +21,11 @@ ENV NODE_ENV=production
 # A small young generation and a capped old space (README, Performance), within the 384Mi limit of
 # deploy/deployment.yaml. Override NODE_OPTIONS to tune.
 ENV NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=256"
+# glibc's allocator, told to keep few arenas and to give large buffers (list pages, TLS records) back to
+# the system when freed instead of keeping them in fragmented arenas: 15 MB less peak RSS at 5,000
+# resources (README, Performance). npm run bench and soak run the operator with these same lines.
+ENV MALLOC_ARENA_MAX=2
+ENV MALLOC_MMAP_THRESHOLD_=131072
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json package-lock.json ./

@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import {
+  containerEnv,
   containerNodeOptions,
   helmReleaseSecrets,
   idleCallsPerRefresh,
@@ -80,7 +81,7 @@ try {
   if (unrelated > 0)
     console.log(`cluster: ${unrelated} unrelated 64 KB Helm release Secrets in 20 watched namespaces`);
   console.log(
-    `machine: ${(await import('node:os')).cpus().length} cores, Node ${process.version}, operator NODE_OPTIONS=${values['node-options']}, ${values['from-source'] ? 'TypeScript sources' : 'built JavaScript (as in the image)'}`,
+    `machine: ${(await import('node:os')).cpus().length} cores, Node ${process.version}, operator NODE_OPTIONS=${values['node-options']} MALLOC_ARENA_MAX=${containerEnv.MALLOC_ARENA_MAX} MALLOC_MMAP_THRESHOLD_=${containerEnv.MALLOC_MMAP_THRESHOLD_}, ${values['from-source'] ? 'TypeScript sources' : 'built JavaScript (as in the image)'}`,
   );
   console.log(
     `time to all Ready: ${((allReady - started) / 1000).toFixed(1)} s (create of ${n} objects took ${((applied - started) / 1000).toFixed(1)} s)`,

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { DEPLOYMENTS } from '../src/controllers/deployment/reconciler.ts';
 import {
+  containerEnv,
   containerNodeOptions,
   idleCallsPerRefresh,
   type OperatorHandle,
@@ -122,7 +123,7 @@ try {
     `\nsoak: ${done} writes in ${waves} waves of ${wave} (create, update, delete) around ${live} live resources`,
   );
   console.log(
-    `operator --resync ${values.resync} --concurrency ${values.concurrency}, operator NODE_OPTIONS=${values['node-options']}, ${values['from-source'] ? 'TypeScript sources' : 'built JavaScript (as in the image)'}`,
+    `operator --resync ${values.resync} --concurrency ${values.concurrency}, operator NODE_OPTIONS=${values['node-options']} MALLOC_ARENA_MAX=${containerEnv.MALLOC_ARENA_MAX} MALLOC_MMAP_THRESHOLD_=${containerEnv.MALLOC_MMAP_THRESHOLD_}, ${values['from-source'] ? 'TypeScript sources' : 'built JavaScript (as in the image)'}`,
   );
   console.log(
     `took ${((Date.now() - started) / 1000).toFixed(0)} s; service deployments left: ${state.deployments.length} (${live} live + ${waves * Math.floor(wave / 2)} orphaned)`,

@@ -70,10 +70,18 @@ export interface OperatorHandle {
   stop(): void;
 }
 
-/** The container image's V8 flags (Dockerfile ENV NODE_OPTIONS): what the operator runs under in a cluster. */
-export const containerNodeOptions = '--max-semi-space-size=1 --max-old-space-size=256';
-
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The environment the image gives the operator (the Dockerfile's final-stage ENV lines): V8 and glibc flags. */
+export const containerEnv: Record<string, string> = Object.fromEntries(
+  [
+    ...readFileSync(join(root, 'Dockerfile'), 'utf8')
+      .split(/^FROM /m)
+      .at(-1)!
+      .matchAll(/^ENV (\w+)=(?:"([^"]*)"|(\S*))$/gm),
+  ].map((m) => [m[1]!, m[2] ?? m[3]!]),
+);
+export const containerNodeOptions = containerEnv.NODE_OPTIONS ?? '';
 
 /**
  * The operator's entry point as the image runs it: the sources built to JavaScript (Dockerfile, build
@@ -119,7 +127,12 @@ export async function startOperator(
       'warn',
     ],
     {
-      env: { ...process.env, AGENT_DEPLOY_API_KEY: 'dev-key', NODE_OPTIONS: options.nodeOptions },
+      env: {
+        ...process.env,
+        ...containerEnv,
+        AGENT_DEPLOY_API_KEY: 'dev-key',
+        NODE_OPTIONS: options.nodeOptions,
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );

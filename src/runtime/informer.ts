@@ -39,12 +39,19 @@ export interface ListerWatcher<T extends KubeObject> {
   ): Promise<AsyncIterable<WatchEvent<T>>>;
 }
 
+/**
+ * Objects per list page. Each page is parsed whole; with the container's 1 MB young generation, a page
+ * of hundreds of large objects is promoted to the old generation at once and swells the heap on every
+ * relist. A hundred keeps a page young; a relist of 5,000 is 50 requests.
+ */
+const relistPageSize = 100;
+
 export function resourceListerWatcher<T extends KubeObject>(
   client: KubeClient,
   resource: ResourceRef,
   options: { labelSelector?: string; pageSize?: number } = {},
 ): ListerWatcher<T> {
-  const { labelSelector, pageSize } = options;
+  const { labelSelector, pageSize = relistPageSize } = options;
   return {
     async *list(namespace, signal) {
       for await (const page of client.listPages<T>(resource, {

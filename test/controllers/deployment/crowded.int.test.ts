@@ -3,6 +3,7 @@
 // and its idle cost must follow what exists, not what once existed.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containerEnv } from '../../../bench/support.ts';
 import { freePort } from '../../../src/controlplane/ports.ts';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { KubeClient, SECRETS } from '../../../src/runtime/kube.ts';
@@ -10,8 +11,6 @@ import { adminKubeConfig, createTestNamespace, kubectl } from '../../support/kub
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
 import { agentDeployment, emulatorState, setUp } from './support.ts';
 
-/** The container image's V8 flags (Dockerfile): the heap limit the operator really runs under. */
-const containerNodeOptions = '--max-semi-space-size=1 --max-old-space-size=256';
 const MB = 1024 * 1024;
 const LIST = 'GET /v2/deployments';
 
@@ -101,7 +100,7 @@ describe('a crowded cluster', () => {
       const operator = startOperator({
         serviceUrl: emu.url,
         namespaces: [namespace, ...helmNamespaces],
-        env: { NODE_OPTIONS: containerNodeOptions },
+        env: containerEnv, // the image's V8 heap limit and allocator settings
       });
       try {
         const keys = (value: string) => ({
