@@ -16,6 +16,8 @@ export interface ControlPlaneOptions {
   /** Working directory (data, certs, logs, kubeconfig); a fresh temp dir by default, removed on stop. */
   dir?: string;
   progress?: (line: string) => void;
+  /** A CA whose client certificates the apiserver accepts (CN = user, O = groups), as clusters do. */
+  clientCaFile?: string;
 }
 
 export interface ControlPlane {
@@ -85,6 +87,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     '--disable-admission-plugins=ServiceAccount',
     '--allow-privileged=true',
     '--enable-priority-and-fairness=false',
+    ...(options.clientCaFile ? [`--client-ca-file=${options.clientCaFile}`] : []),
   ];
   let apiserver: ServerProcess;
   const server = `https://127.0.0.1:${apiPort}`;

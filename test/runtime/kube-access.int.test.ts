@@ -1,5 +1,6 @@
 // Reaching the real apiserver the ways kubectl does: a KUBECONFIG list whose cluster and user live in
-// different files (KubeClient, and the operator itself), an exec plugin whose token rotates, and the
+// different files (KubeClient, and the operator itself), an exec plugin whose token rotates, one whose
+// client certificate rotates (the test apiserver trusts a test CA for client certificates), and the
 // in-cluster service account whose token file rotates.
 //
 // Rotation is real: each token is minted by TokenRequest bound to its own Secret, and deleting the
@@ -11,11 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { stringify } from 'yaml';
-import { CONFIGMAPS, KubeClient, type KubeError } from '../../src/runtime/kube.ts';
+import { CONFIGMAPS, KubeClient, type KubeError, type KubeObject } from '../../src/runtime/kube.ts';
 import { loadKubeconfig } from '../../src/runtime/kubeconfig.ts';
 import { agentDeployment, apply, setUp, waitFor } from '../controllers/deployment/support.ts';
+import { testCa } from '../support/certs.ts';
 import { execPlugin } from '../support/exec-plugin.ts';
 import {
   adminKubeConfig,
@@ -26,6 +28,12 @@ import {
 } from '../support/kube.ts';
 import { startOperator } from '../support/operator.ts';
 
+const SELF_SUBJECT_REVIEWS = {
+  group: 'authentication.k8s.io',
+  version: 'v1',
+  plural: 'selfsubjectreviews',
+  namespaced: false,
+};
 const dir = mkdtempSync(join(tmpdir(), 'kube-access-'));
 const admin = adminKubeConfig();
 const { server, caData } = admin.getCurrentCluster()!;
@@ -174,6 +182,41 @@ describe('exec credential plugins', () => {
     // The cached token is refused once; the plugin runs again and the same call succeeds.
     expect(await probeNames(reader)).toEqual(['probe']);
     expect(plugin.runs()).toBe(2);
+  });
+});
+
+describe('exec credential plugins with client certificates', () => {
+  it('presents the new certificate once the old one expires: the apiserver sees the new user', async () => {
+    const ca = testCa(inject('clientCaDir'));
+    const credential = (user: string) => {
+      const { cert, key } = ca.issue(user);
+      return {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        kind: 'ExecCredential',
+        status: {
+          clientCertificateData: cert,
+          clientKeyData: key,
+          expirationTimestamp: new Date(Date.now() + 2000).toISOString(),
+        },
+      };
+    };
+    const plugin = execPlugin();
+    plugin.setCredential(credential('cert-alice'));
+    const c = await client(loadKubeconfig({ file: oneFile({ exec: plugin.exec }), env: {} }));
+    // SelfSubjectReview: who the apiserver takes the caller for (any authenticated user may ask).
+    const whoAmI = async () =>
+      (
+        await c.create<KubeObject & { status?: { userInfo?: { username?: string } } }>(SELF_SUBJECT_REVIEWS, {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'SelfSubjectReview',
+          metadata: {} as KubeObject['metadata'],
+        })
+      ).status?.userInfo?.username;
+    expect(await whoAmI()).toBe('cert-alice');
+
+    plugin.setCredential(credential('cert-bob'));
+    await vi.waitFor(async () => expect(await whoAmI()).toBe('cert-bob'), { timeout: 10_000, interval: 500 });
+    expect(plugin.runs()).toBeGreaterThanOrEqual(2);
   });
 });
 
