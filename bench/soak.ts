@@ -6,7 +6,7 @@
 // the end: both must stay flat (RSS within +15 %, idle calls ⌈live/100⌉ per period).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { DEPLOYMENTS } from '../src/controllers/deployment/reconciler.ts';
+import { DEPLOYMENTS } from '../src/controllers/resources.ts';
 import {
   containerEnv,
   containerNodeOptions,

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { DEPLOYMENTS } from '../src/controllers/deployment/reconciler.ts';
+import { DEPLOYMENTS } from '../src/controllers/resources.ts';
 import { type ControlPlane, startControlPlane } from '../src/controlplane/controlplane.ts';
 import { installCrds } from '../src/controlplane/crds.ts';
 import { freePort } from '../src/controlplane/ports.ts';

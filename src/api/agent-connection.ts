@@ -50,7 +50,6 @@ export type AgentConnectionResource = Resource<'AgentConnection', AgentConnectio
 export const agentConnection: KindDefinition = {
   ...kindNames.AgentConnection,
   shortNames: ['aconn'],
-  scope: 'Namespaced',
   description: 'A connection of an agent to an OAuth token.',
   spec: AgentConnectionSpec,
   status: AgentConnectionStatus,

@@ -7,10 +7,15 @@ export const apiVersion = `${group}/${version}`;
 export const category = 'agents';
 
 export const kindNames = {
-  Deployment: { kind: 'Deployment', plural: 'deployments', singular: 'deployment' },
-  Listener: { kind: 'Listener', plural: 'listeners', singular: 'listener' },
-  AgentConnection: { kind: 'AgentConnection', plural: 'agentconnections', singular: 'agentconnection' },
-  OAuthToken: { kind: 'OAuthToken', plural: 'oauthtokens', singular: 'oauthtoken' },
+  Deployment: { kind: 'Deployment', plural: 'deployments', singular: 'deployment', scope: 'Namespaced' },
+  Listener: { kind: 'Listener', plural: 'listeners', singular: 'listener', scope: 'Cluster' },
+  AgentConnection: {
+    kind: 'AgentConnection',
+    plural: 'agentconnections',
+    singular: 'agentconnection',
+    scope: 'Namespaced',
+  },
+  OAuthToken: { kind: 'OAuthToken', plural: 'oauthtokens', singular: 'oauthtoken', scope: 'Namespaced' },
 } as const;
 export type KindName = keyof typeof kindNames;
 

@@ -334,7 +334,6 @@ export const deployment: KindDefinition = {
   ...kindNames.Deployment,
   // `deployments` keeps meaning apps/v1: short names are the unambiguous way to ours.
   shortNames: ['adep', 'agentdeployment', 'agentdeployments'],
-  scope: 'Namespaced',
   description: 'An agent deployment on the Deployment and Authorization Service.',
   spec: DeploymentSpec,
   status: DeploymentStatus,

@@ -72,7 +72,6 @@ export type ListenerResource = Resource<'Listener', ListenerSpec, ListenerStatus
 export const listener: KindDefinition = {
   ...kindNames.Listener,
   shortNames: ['alis', 'agentlistener'],
-  scope: 'Cluster',
   description: 'A compute infrastructure (a Kubernetes cluster) registered with the service as a listener.',
   spec: ListenerSpec,
   status: ListenerStatus,

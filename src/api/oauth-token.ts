@@ -48,7 +48,6 @@ export type OAuthTokenResource = Resource<'OAuthToken', OAuthTokenSpec, OAuthTok
 export const oauthToken: KindDefinition = {
   ...kindNames.OAuthToken,
   shortNames: ['otok'],
-  scope: 'Namespaced',
   description: 'The metadata (account label, default flag) of an OAuth token.',
   spec: OAuthTokenSpec,
   status: OAuthTokenStatus,

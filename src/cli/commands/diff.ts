@@ -11,8 +11,9 @@ import type { ListenerResource } from '../../api/listener.ts';
 import { deploymentName, desiredDeployment } from '../../controllers/deployment/desired.ts';
 import { diffDeployment } from '../../controllers/deployment/diff.ts';
 import { type InputSources, repositoryFinder, resolveInputs } from '../../controllers/deployment/inputs.ts';
-import { DEPLOYMENTS, knownId } from '../../controllers/deployment/reconciler.ts';
+import { knownId } from '../../controllers/deployment/reconciler.ts';
 import { secretsDigest } from '../../controllers/deployment/secrets-digest.ts';
+import { DEPLOYMENTS, LISTENERS } from '../../controllers/resources.ts';
 import {
   isNotFound,
   KubeClient,
@@ -263,7 +264,6 @@ async function inputSources(
     for (const name of new Set(refs))
       secrets.set(name, await getOrUndefined<Secret>(kube, SECRETS, name, namespace));
     if (spec.listenerRef) {
-      const { LISTENERS } = await import('../../controllers/deployment/controller.ts');
       listeners.set(
         spec.listenerRef.name,
         await getOrUndefined<ListenerResource>(kube, LISTENERS, spec.listenerRef.name),

@@ -1,8 +1,9 @@
 // The AgentConnection controller: AgentConnection resources → the reconciler.
 import type { AgentConnectionResource } from '../../api/agent-connection.ts';
+import { AGENT_CONNECTIONS } from '../resources.ts';
 import { singleKindController } from '../single-kind.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
-import { AGENT_CONNECTIONS, AgentConnectionReconciler } from './reconciler.ts';
+import { AgentConnectionReconciler } from './reconciler.ts';
 
 export function agentConnectionController(context: ControllerContext): OperatorController {
   const { kube, service, resyncMs, logger } = context;

@@ -5,13 +5,14 @@ import type { Logger } from 'pino';
 import type { AgentConnectionResource, AgentConnectionStatus } from '../../api/agent-connection.ts';
 import { annotations } from '../../api/constants.ts';
 import type { Informer } from '../../runtime/informer.ts';
-import { isConflict, type KubeClient, type ResourceRef } from '../../runtime/kube.ts';
+import { isConflict, type KubeClient } from '../../runtime/kube.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import { outcomeConditions, refusal, serviceTrouble } from '../conditions.ts';
 import type { Problem } from '../deployment/conditions.ts';
 import { OutcomeMemo } from '../memo.ts';
 import { ResourceIO } from '../resource-io.ts';
+import { AGENT_CONNECTIONS } from '../resources.ts';
 import { nextStatus, previousObserved, transitionEvents } from '../status.ts';
 import {
   certainlyNotMade,
@@ -21,13 +22,6 @@ import {
   knownConnectionId,
   type ObservedConnection,
 } from './connection.ts';
-
-export const AGENT_CONNECTIONS: ResourceRef = {
-  group: 'deploy.agents.dev',
-  version: 'v1alpha1',
-  plural: 'agentconnections',
-  namespaced: true,
-};
 
 export interface AgentConnectionReconcilerDeps {
   kube: KubeClient;

@@ -5,21 +5,15 @@ import type { DeploymentResource } from '../../api/deployment.ts';
 import type { ListenerResource } from '../../api/listener.ts';
 import { Controller, watchPrimary, watchSecondary } from '../../runtime/controller.ts';
 import { Informer, metadataListerWatcher, resourceListerWatcher } from '../../runtime/informer.ts';
-import { type KubeObject, objectKey, type ResourceRef, SECRETS } from '../../runtime/kube.ts';
+import { type KubeObject, objectKey, SECRETS } from '../../runtime/kube.ts';
 import { wakeOnAuthRestored } from '../auth-wake.ts';
+import { DEPLOYMENTS, LISTENERS } from '../resources.ts';
 import { SecretReader } from '../secret-reader.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
 import { repositoryFinder } from './inputs.ts';
 import { observerMetrics } from './metrics.ts';
 import { DeploymentObserver } from './observer.ts';
-import { DEPLOYMENTS, DeploymentReconciler, keyOf, knownId } from './reconciler.ts';
-
-export const LISTENERS: ResourceRef = {
-  group: 'deploy.agents.dev',
-  version: 'v1alpha1',
-  plural: 'listeners',
-  namespaced: false,
-};
+import { DeploymentReconciler, keyOf, knownId } from './reconciler.ts';
 
 /** Indexes of the Deployment resources: who reads a Secret, names a Listener, holds a service deployment. */
 const bySecret = 'secret';

@@ -6,12 +6,13 @@ import type { Logger } from 'pino';
 import { annotations, finalizer } from '../../api/constants.ts';
 import type { DeploymentResource, DeploymentStatus } from '../../api/deployment.ts';
 import type { Informer } from '../../runtime/informer.ts';
-import { buildEvent, type KubeClient, type ResourceRef, splitKey } from '../../runtime/kube.ts';
+import { buildEvent, type KubeClient, splitKey } from '../../runtime/kube.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import { type Deployment, type Revision, terminalRevisionStatuses } from '../../service/wire.ts';
 import { isRefusal, serviceTrouble } from '../conditions.ts';
 import { OutcomeMemo } from '../memo.ts';
+import { DEPLOYMENTS } from '../resources.ts';
 import {
   type ConditionSet,
   computeConditions,
@@ -27,12 +28,6 @@ import type { DeploymentObserver } from './observer.ts';
 import { secretsDigest } from './secrets-digest.ts';
 import { observedStatus, revisionSummaries, statusUnchanged } from './status.ts';
 
-export const DEPLOYMENTS: ResourceRef = {
-  group: 'deploy.agents.dev',
-  version: 'v1alpha1',
-  plural: 'deployments',
-  namespaced: true,
-};
 const component = 'agent-deploy-operator';
 /** How soon a Secret the operator was forbidden to read is tried again. */
 const forbiddenRetryMs = 30_000;

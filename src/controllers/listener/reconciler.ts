@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { ListenerResource, ListenerStatus } from '../../api/listener.ts';
 import type { Informer } from '../../runtime/informer.ts';
-import type { KubeClient, ResourceRef } from '../../runtime/kube.ts';
+import type { KubeClient } from '../../runtime/kube.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { Listener } from '../../service/wire.ts';
@@ -12,15 +12,9 @@ import { outcomeConditions, refusal, serviceTrouble } from '../conditions.ts';
 import type { Problem } from '../deployment/conditions.ts';
 import { OutcomeMemo } from '../memo.ts';
 import { ResourceIO } from '../resource-io.ts';
+import { LISTENERS } from '../resources.ts';
 import { nextStatus, previousObserved, transitionEvents } from '../status.ts';
 import { computeIdOf, configPatch, createRequest, identityProblem, observedStatus } from './desired.ts';
-
-export const LISTENERS: ResourceRef = {
-  group: 'deploy.agents.dev',
-  version: 'v1alpha1',
-  plural: 'listeners',
-  namespaced: false,
-};
 
 export interface ListenerReconcilerDeps {
   kube: KubeClient;

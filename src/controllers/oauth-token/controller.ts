@@ -1,8 +1,9 @@
 // The OAuthToken controller: OAuthToken resources → the reconciler.
 import type { OAuthTokenResource } from '../../api/oauth-token.ts';
+import { OAUTH_TOKENS } from '../resources.ts';
 import { singleKindController } from '../single-kind.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
-import { OAUTH_TOKENS, OAuthTokenReconciler } from './reconciler.ts';
+import { OAuthTokenReconciler } from './reconciler.ts';
 
 export function oauthTokenController(context: ControllerContext): OperatorController {
   const { kube, service, resyncMs, logger } = context;

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { OAuthTokenResource, OAuthTokenStatus } from '../../api/oauth-token.ts';
 import type { Informer } from '../../runtime/informer.ts';
-import type { KubeClient, ResourceRef } from '../../runtime/kube.ts';
+import type { KubeClient } from '../../runtime/kube.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { UpdateTokenMetadataRequest } from '../../service/wire.ts';
@@ -11,15 +11,9 @@ import { outcomeConditions, refusal, serviceTrouble } from '../conditions.ts';
 import type { Problem } from '../deployment/conditions.ts';
 import { OutcomeMemo } from '../memo.ts';
 import { ResourceIO } from '../resource-io.ts';
+import { OAUTH_TOKENS } from '../resources.ts';
 import { nextStatus, previousObserved, transitionEvents } from '../status.ts';
 import { type ObservedToken, readyMessage, tokenPatch, tokenStatus, warnedOfProvider } from './token.ts';
-
-export const OAUTH_TOKENS: ResourceRef = {
-  group: 'deploy.agents.dev',
-  version: 'v1alpha1',
-  plural: 'oauthtokens',
-  namespaced: true,
-};
 
 export interface OAuthTokenReconcilerDeps {
   kube: KubeClient;
