@@ -8,11 +8,10 @@
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import {
-  containerEnv,
-  containerNodeOptions,
   helmReleaseSecrets,
   idleCallsPerRefresh,
-  operatorEntry,
+  operatorOptions,
+  operatorRun,
   startOperator,
   startRig,
   waitAllReady,
@@ -22,14 +21,11 @@ const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '1000' },
     resync: { type: 'string', default: '20s' },
-    concurrency: { type: 'string', default: '8' },
-    // The operator's V8 flags; the container image's by default (the driver keeps its own NODE_OPTIONS).
-    'node-options': { type: 'string', default: containerNodeOptions },
-    // Run the TypeScript sources rather than the JavaScript the image runs (≈ 28 MB more RSS).
-    'from-source': { type: 'boolean', default: false },
+    ...operatorOptions,
     'unrelated-secrets': { type: 'string', default: '0' },
   },
 });
+const operatorSetup = await operatorRun(values);
 const n = Number(values.n);
 const unrelated = Number(values['unrelated-secrets']);
 const helmNamespaces = unrelated > 0 ? Array.from({ length: 20 }, (_, i) => `helm-${i}`) : [];
@@ -56,9 +52,7 @@ try {
     // Every namespace, as deploy/ installs it: one list+watch per kind, whatever the namespace count.
     namespaces: [],
     resync: values.resync!,
-    concurrency: values.concurrency!,
-    nodeOptions: values['node-options']!,
-    entry: await operatorEntry(values['from-source']!),
+    ...operatorSetup,
   });
 
   const items = Array.from({ length: n }, (_, i) => ({
@@ -83,7 +77,7 @@ try {
   if (unrelated > 0)
     console.log(`cluster: ${unrelated} unrelated 64 KB Helm release Secrets in 20 other namespaces`);
   console.log(
-    `machine: ${(await import('node:os')).cpus().length} cores, Node ${process.version}, operator NODE_OPTIONS=${values['node-options']} MALLOC_ARENA_MAX=${containerEnv.MALLOC_ARENA_MAX} MALLOC_MMAP_THRESHOLD_=${containerEnv.MALLOC_MMAP_THRESHOLD_}, ${values['from-source'] ? 'TypeScript sources' : 'built JavaScript (as in the image)'}`,
+    `machine: ${(await import('node:os')).cpus().length} cores, Node ${process.version}, ${operatorSetup.describe}`,
   );
   console.log(
     `time to all Ready: ${((allReady - started) / 1000).toFixed(1)} s (create of ${n} objects took ${((applied - started) / 1000).toFixed(1)} s)`,

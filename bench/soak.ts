@@ -8,11 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { DEPLOYMENTS } from '../src/controllers/resources.ts';
 import {
-  containerEnv,
-  containerNodeOptions,
   idleCallsPerRefresh,
   type OperatorHandle,
-  operatorEntry,
+  operatorOptions,
+  operatorRun,
   type Rig,
   startOperator,
   startRig,
@@ -25,13 +24,10 @@ const { values } = parseArgs({
     wave: { type: 'string', default: '500' },
     live: { type: 'string', default: '250' },
     resync: { type: 'string', default: '10s' },
-    concurrency: { type: 'string', default: '8' },
-    // The operator's V8 flags; the container image's by default (the driver keeps its own NODE_OPTIONS).
-    'node-options': { type: 'string', default: containerNodeOptions },
-    // Run the TypeScript sources rather than the JavaScript the image runs (≈ 28 MB more RSS).
-    'from-source': { type: 'boolean', default: false },
+    ...operatorOptions,
   },
 });
+const operatorSetup = await operatorRun(values);
 const ops = Number(values.ops);
 const wave = Number(values.wave);
 const live = Number(values.live);
@@ -99,9 +95,7 @@ try {
   operator = await startOperator(rig, {
     namespaces: [ns],
     resync: values.resync!,
-    concurrency: values.concurrency!,
-    nodeOptions: values['node-options']!,
-    entry: await operatorEntry(values['from-source']!),
+    ...operatorSetup,
   });
   const started = Date.now();
   let done = await each(
@@ -123,7 +117,7 @@ try {
     `\nsoak: ${done} writes in ${waves} waves of ${wave} (create, update, delete) around ${live} live resources`,
   );
   console.log(
-    `operator --resync ${values.resync} --concurrency ${values.concurrency}, operator NODE_OPTIONS=${values['node-options']} MALLOC_ARENA_MAX=${containerEnv.MALLOC_ARENA_MAX} MALLOC_MMAP_THRESHOLD_=${containerEnv.MALLOC_MMAP_THRESHOLD_}, ${values['from-source'] ? 'TypeScript sources' : 'built JavaScript (as in the image)'}`,
+    `operator --resync ${values.resync} --concurrency ${values.concurrency}, ${operatorSetup.describe}`,
   );
   console.log(
     `took ${((Date.now() - started) / 1000).toFixed(0)} s; service deployments left: ${state.deployments.length} (${live} live + ${waves * Math.floor(wave / 2)} orphaned)`,

@@ -81,7 +81,37 @@ export const containerEnv: Record<string, string> = Object.fromEntries(
       .matchAll(/^ENV (\w+)=(?:"([^"]*)"|(\S*))$/gm),
   ].map((m) => [m[1]!, m[2] ?? m[3]!]),
 );
-export const containerNodeOptions = containerEnv.NODE_OPTIONS ?? '';
+const containerNodeOptions = containerEnv.NODE_OPTIONS ?? '';
+
+/** The operator's command-line options, shared by bench and soak (node:util parseArgs). */
+export const operatorOptions = {
+  concurrency: { type: 'string', default: '8' },
+  // The operator's V8 flags; the container image's by default (the driver keeps its own NODE_OPTIONS).
+  'node-options': { type: 'string', default: containerNodeOptions },
+  // Run the TypeScript sources rather than the JavaScript the image runs (≈ 28 MB more RSS).
+  'from-source': { type: 'boolean', default: false },
+} as const;
+
+interface OperatorValues {
+  concurrency?: string;
+  'node-options'?: string;
+  'from-source'?: boolean;
+}
+
+/** How the operator runs, from those options: its entry point, concurrency, and a line saying so. */
+export async function operatorRun(values: OperatorValues) {
+  const nodeOptions = values['node-options'] ?? containerNodeOptions;
+  const fromSource = values['from-source'] ?? false;
+  const malloc = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_']
+    .map((k) => `${k}=${containerEnv[k]}`)
+    .join(' ');
+  return {
+    entry: await operatorEntry(fromSource),
+    concurrency: values.concurrency ?? '8',
+    nodeOptions,
+    describe: `NODE_OPTIONS=${nodeOptions} ${malloc}, ${fromSource ? 'TypeScript sources' : 'built JavaScript (as in the image)'}`,
+  };
+}
 
 /**
  * The operator's entry point as the image runs it: the sources built to JavaScript (Dockerfile, build

@@ -96,17 +96,13 @@ describe('Deployment deletion and pausing', () => {
     expect(await totalCalls(emu)).toBeGreaterThan(0);
   });
 
+  const annotate = (name: string, annotation: string) =>
+    kubectl(['annotate', '-n', namespace, 'deployments.deploy.agents.dev', name, annotation]);
+
   it('does not claim an edit made while paused: observedGeneration stays, kubectl wait does not pass', async () => {
     await apply(namespace, agentDeployment('held', spec()));
     await waitFor(namespace, 'held', 'condition=Ready');
-    await kubectl([
-      'annotate',
-      '-n',
-      namespace,
-      'deployments.deploy.agents.dev',
-      'held',
-      'deploy.agents.dev/paused=true',
-    ]);
+    await annotate('held', 'deploy.agents.dev/paused=true');
     await waitFor(namespace, 'held', 'condition=Synced=False');
     const patches = async () =>
       (await emulatorState(emu)).calls['PATCH /v2/deployments/{deployment_id}'] ?? 0;
@@ -141,14 +137,7 @@ describe('Deployment deletion and pausing', () => {
     expect(table).toMatch(/ReconcilePaused/);
     expect(await patches()).toBe(patchesBefore);
 
-    await kubectl([
-      'annotate',
-      '-n',
-      namespace,
-      'deployments.deploy.agents.dev',
-      'held',
-      'deploy.agents.dev/paused-',
-    ]);
+    await annotate('held', 'deploy.agents.dev/paused-');
     await waitFor(namespace, 'held', 'jsonpath={.status.observedGeneration}=2');
     await waitFor(namespace, 'held', 'condition=Ready');
     expect(await patches()).toBe(patchesBefore + 1);
