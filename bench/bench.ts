@@ -47,7 +47,7 @@ const apiserverWrites = async () => {
 
 let operator: Awaited<ReturnType<typeof startOperator>> | undefined;
 try {
-  if (unrelated > 0) await helmReleaseSecrets(rig, helmNamespaces, Math.ceil(unrelated / 20));
+  if (unrelated > 0) await helmReleaseSecrets(rig.kube, helmNamespaces, Math.ceil(unrelated / 20));
   operator = await startOperator(rig, {
     // Every namespace, as deploy/ installs it: one list+watch per kind, whatever the namespace count.
     namespaces: [],

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { DEPLOYMENTS } from '../src/controllers/resources.ts';
 import {
   idleCallsPerRefresh,
+  inPool,
   type OperatorHandle,
   operatorOptions,
   operatorRun,
@@ -32,6 +33,8 @@ const ops = Number(values.ops);
 const wave = Number(values.wave);
 const live = Number(values.live);
 const ns = 'soak';
+/** Writes in flight at once. */
+const writers = 16;
 
 const deployment = (name: string, image: string, deletionPolicy: 'Delete' | 'Orphan') => ({
   apiVersion: 'deploy.agents.dev/v1alpha1',
@@ -39,17 +42,6 @@ const deployment = (name: string, image: string, deletionPolicy: 'Delete' | 'Orp
   metadata: { name, namespace: ns },
   spec: { source: 'internal_docker', sourceRevisionConfig: { imageUri: image }, deletionPolicy },
 });
-
-/** Runs `fn` over `items`, 16 at a time; returns how many it ran. */
-async function each<T>(items: T[], fn: (item: T) => Promise<unknown>): Promise<number> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-  return items.length;
-}
 
 async function waitGone(rig: Rig, names: Set<string>): Promise<void> {
   for (;;) {
@@ -63,18 +55,19 @@ async function waitGone(rig: Rig, names: Set<string>): Promise<void> {
 async function churn(rig: Rig, index: number): Promise<number> {
   const names = Array.from({ length: wave }, (_, i) => `wave${index}-${i}`);
   const policy = (i: number) => (i % 2 === 0 ? 'Delete' : 'Orphan');
-  let done = await each(
+  let done = await inPool(
     names.map((name, i) => deployment(name, `agent:${index}.0`, policy(i))),
+    writers,
     (d) => rig.kube.create(DEPLOYMENTS, d),
   );
   await waitAllReady(rig, ns);
-  done += await each(names, (name) =>
+  done += await inPool(names, writers, (name) =>
     rig.kube.mergePatch(DEPLOYMENTS, name, ns, {
       spec: { sourceRevisionConfig: { imageUri: `agent:${index}.1` } },
     }),
   );
   await waitAllReady(rig, ns);
-  done += await each(names, (name) => rig.kube.delete(DEPLOYMENTS, name, ns));
+  done += await inPool(names, writers, (name) => rig.kube.delete(DEPLOYMENTS, name, ns));
   await waitGone(rig, new Set(names));
   return done;
 }
@@ -98,8 +91,9 @@ try {
     ...operatorSetup,
   });
   const started = Date.now();
-  let done = await each(
+  let done = await inPool(
     Array.from({ length: live }, (_, i) => deployment(`live-${i}`, 'agent:live', 'Orphan')),
+    writers,
     (d) => rig.kube.create(DEPLOYMENTS, d),
   );
   await waitAllReady(rig, ns);

@@ -217,31 +217,48 @@ export async function idleCallsPerRefresh(rig: Rig, operator: OperatorHandle, pe
   return { refreshes: r1 - r0, calls: c1 - c0, perRefresh: (c1 - c0) / (r1 - r0) };
 }
 
-/** Helm-like release Secrets (type helm.sh/release.v1, ~64 KB each), `perNamespace` in each namespace. */
+/** Runs `fn` over `items` with at most `limit` calls in flight; returns how many it ran. */
+export async function inPool<T>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<unknown>,
+): Promise<number> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+  return items.length;
+}
+
+/**
+ * Helm's release Secrets, `perNamespace` in each namespace: type helm.sh/release.v1, one per release
+ * revision (10 revisions a release, as Helm keeps by default), ~64 KB of release data each.
+ */
 export async function helmReleaseSecrets(
-  rig: Rig,
+  kube: KubeClient,
   namespaces: string[],
   perNamespace: number,
 ): Promise<void> {
   const secrets = namespaces.flatMap((namespace) =>
-    Array.from({ length: perNamespace }, (_, i) => ({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'helm.sh/release.v1',
-      metadata: {
-        name: `sh.helm.release.v1.release-${Math.floor(i / 10)}.v${(i % 10) + 1}`,
-        namespace,
-        labels: { owner: 'helm', name: `release-${Math.floor(i / 10)}`, version: String((i % 10) + 1) },
-      },
-      data: { release: randomBytes(48 * 1024).toString('base64') },
-    })),
-  );
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < secrets.length) await rig.kube.create(SECRETS, secrets[next++]!);
+    Array.from({ length: perNamespace }, (_, i) => {
+      const release = `release-${Math.floor(i / 10)}`;
+      const revision = String((i % 10) + 1);
+      return {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'helm.sh/release.v1',
+        metadata: {
+          name: `sh.helm.release.v1.${release}.v${revision}`,
+          namespace,
+          labels: { owner: 'helm', name: release, status: 'superseded', version: revision },
+        },
+        data: { release: randomBytes(48 * 1024).toString('base64') },
+      };
     }),
   );
+  await inPool(secrets, 8, (secret) => kube.create(SECRETS, secret));
 }
 
 interface Listed {

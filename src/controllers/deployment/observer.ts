@@ -92,9 +92,9 @@ export class DeploymentObserver {
 
   /** Re-reads every live id, ⌈N/100⌉ calls, and reports the ids whose state changed. */
   async refreshAll(): Promise<void> {
-    const ids = [...new Set(this.#options.liveIds())];
-    const live = new Set(ids);
+    const live = new Set(this.#options.liveIds());
     for (const id of this.#cache.keys()) if (!live.has(id)) this.#cache.delete(id);
+    const ids = [...live];
     for (let i = 0; i < ids.length; i += batchSize) {
       const chunk = ids.slice(i, i + batchSize);
       const before = new Map(chunk.map((id) => [id, fingerprint(this.#cache.get(id)?.deployment ?? null)]));

@@ -1,12 +1,8 @@
-// A cluster shaped like a real one: thousands of Secrets nobody here refers to (Helm keeps every release
-// revision in one), resources that come and go. The operator's memory must not depend on those Secrets,
-// and its idle cost must follow what exists, not what once existed.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containerEnv } from '../../../bench/support.ts';
+import { containerEnv, helmReleaseSecrets, inPool } from '../../../bench/support.ts';
 import { freePort } from '../../../src/controlplane/ports.ts';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
-import { KubeClient, SECRETS } from '../../../src/runtime/kube.ts';
+import { KubeClient } from '../../../src/runtime/kube.ts';
 import { adminKubeConfig, createTestNamespace, kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
 import { agentDeployment, emulatorState, setUp } from './support.ts';
@@ -37,16 +33,6 @@ const waitAllReady = (namespace: string, timeoutS = 120) =>
     `--timeout=${timeoutS}s`,
   ]);
 
-/** Runs `fn` with at most `limit` calls in flight. */
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
-
 describe('a crowded cluster', () => {
   let admin: KubeClient;
   beforeAll(async () => {
@@ -64,32 +50,10 @@ describe('a crowded cluster', () => {
       for (let i = 0; i < 20; i++) helmNamespaces.push(await createTestNamespace(`helm-${i}`));
     });
     afterAll(async () => {
-      await pool(helmNamespaces, 4, (ns) =>
+      await inPool(helmNamespaces, 4, (ns) =>
         kubectl(['delete', 'secrets', '--all', '-n', ns, '--wait=false']),
       );
     });
-
-    /** Helm's release Secrets: type helm.sh/release.v1, one per release revision, ~64 KB of release data. */
-    async function fillWithHelmReleases(): Promise<void> {
-      const secrets = helmNamespaces.flatMap((namespace) =>
-        Array.from({ length: 100 }, (_, i) => {
-          const release = `release-${Math.floor(i / 10)}`;
-          const revision = (i % 10) + 1;
-          return {
-            apiVersion: 'v1',
-            kind: 'Secret',
-            type: 'helm.sh/release.v1',
-            metadata: {
-              name: `sh.helm.release.v1.${release}.v${revision}`,
-              namespace,
-              labels: { owner: 'helm', name: release, status: 'superseded', version: String(revision) },
-            },
-            data: { release: randomBytes(48 * 1024).toString('base64') },
-          };
-        }),
-      );
-      await pool(secrets, 8, (secret) => admin.create(SECRETS, secret));
-    }
 
     /**
      * One run, the same each time: a fresh namespace and emulator, `resources` Deployments reading one
@@ -143,7 +107,7 @@ describe('a crowded cluster', () => {
 
     it('stays up under the container heap limit, its peak RSS grows by at most 40 MB, rotation still works', async () => {
       const quiet = await run('quiet');
-      await fillWithHelmReleases();
+      await helmReleaseSecrets(admin, helmNamespaces, 100);
       const { stdout } = await kubectl([
         'get',
         'secrets',
