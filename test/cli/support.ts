@@ -11,10 +11,13 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Only the variables given reach the CLI: nothing leaks in from the environment running the tests. */
-export function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/**
+ * Only the variables given reach the CLI: nothing leaks in from the environment running the tests.
+ * `input`, when given, is written to its standard input.
+ */
+export function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       node,
       [bin, ...args],
       { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } },
@@ -23,6 +26,7 @@ export function cli(args: string[], env: Record<string, string> = {}): Promise<C
         resolve({ code, stdout, stderr });
       },
     );
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 
@@ -32,9 +36,12 @@ export const serviceEnv = (url: string, key: string = defaultSeedKeys.dev): Reco
   AGENT_DEPLOY_API_KEY: key,
 });
 
-/** A failure as the CLI must report it: exit 1, nothing on stdout, exactly one line on stderr. */
-export function oneLineError(run: CliRun): string {
-  if (run.code !== 1 || run.stdout !== '' || !/^agent-deploy: [^\n]+\n$/.test(run.stderr))
-    throw new Error(`expected one error line and exit 1, got ${JSON.stringify(run)}`);
+/**
+ * A failure as the CLI must report it: exit 1 (`agent-deploy diff`: 2), nothing on stdout, exactly one
+ * line on stderr.
+ */
+export function oneLineError(run: CliRun, code = 1): string {
+  if (run.code !== code || run.stdout !== '' || !/^agent-deploy: [^\n]+\n$/.test(run.stderr))
+    throw new Error(`expected one error line and exit ${code}, got ${JSON.stringify(run)}`);
   return run.stderr.trim();
 }
