@@ -1,7 +1,10 @@
-// `agent-deploy diff -f FILE`: what the operator would do for each Deployment in FILE against the live
-// service — create, patch, nothing, or why it cannot — without changing anything (only GETs). The
-// decisions are the operator's own functions (resolveInputs, desiredDeployment, diffDeployment).
-import { readFileSync } from 'node:fs';
+// `agent-deploy diff -f PATH`: what the operator would do for each Deployment in the manifests against
+// the live service (create, patch, take over, nothing, or why it cannot) without changing anything (only
+// GETs). A CI gate, as `kubectl diff`: exit 0 when nothing would change, 1 when something would, 2 on
+// error. The decision is the operator's own planner (planDeployment), given the inputs and the
+// observation the reconciler would build; this file only gathers them and shows the plan.
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
@@ -9,10 +12,16 @@ import { annotations, apiVersion, kindNames } from '../../api/constants.ts';
 import { type DeploymentResource, DeploymentSpec } from '../../api/deployment.ts';
 import type { ListenerResource } from '../../api/listener.ts';
 import { deploymentName, desiredDeployment } from '../../controllers/deployment/desired.ts';
-import { diffDeployment } from '../../controllers/deployment/diff.ts';
 import { type InputSources, repositoryFinder, resolveInputs } from '../../controllers/deployment/inputs.ts';
-import { knownId } from '../../controllers/deployment/reconciler.ts';
+import { knownId } from '../../controllers/deployment/kind.ts';
+import {
+  type DeploymentInputs,
+  type DeploymentObservation,
+  type DeploymentPlan,
+  planDeployment,
+} from '../../controllers/deployment/planner.ts';
 import { secretsDigest } from '../../controllers/deployment/secrets-digest.ts';
+import { isPaused } from '../../controllers/managed/plan.ts';
 import { DEPLOYMENTS, LISTENERS } from '../../controllers/resources.ts';
 import {
   isNotFound,
@@ -24,90 +33,255 @@ import {
 } from '../../runtime/kube.ts';
 import { loadKubeconfig } from '../../runtime/kubeconfig.ts';
 import type { ServiceClient } from '../../service/client.ts';
-import type { CreateDeploymentRequest, Deployment, PatchDeploymentRequest } from '../../service/wire.ts';
+import type { CreateDeploymentRequest, Deployment } from '../../service/wire.ts';
+import {
+  describeChange,
+  describeSecrets,
+  type FieldChange,
+  patchChanges,
+  type SecretChanges,
+} from '../field-diff.ts';
 import { findDeploymentByName } from '../find-deployment.ts';
 import { serialize } from '../output.ts';
+import { CliFailure } from '../run.ts';
 import { addServiceOptions, type ServiceFlags, withService } from '../service-options.ts';
 
 interface Flags extends ServiceFlags {
-  filename: string;
+  filename: string[];
   kubeconfig?: string;
 }
 
 type Outcome =
-  | { action: 'create'; request: MaskedCreate }
-  | { action: 'patch'; deploymentId: string; adopts?: string; patch: ShownPatch }
+  /** `replaces`: the id the resource was bound to, which the service no longer has. */
+  | { action: 'create'; replaces?: string; request: MaskedCreate }
+  | {
+      action: 'patch';
+      deploymentId: string;
+      /** Why the operator would take this deployment over (it is not bound to it yet). */
+      adopts?: string;
+      /** The spec's top-level fields the PATCH sends. */
+      fields: string[];
+      changes: FieldChange[];
+      secrets?: SecretChanges;
+    }
   | { action: 'nothing'; deploymentId?: string; adopts?: string; reason?: string }
-  | { action: 'cannot'; deploymentId?: string; reason: string };
+  | { action: 'cannot'; deploymentId?: string; adopts?: string; reason: string };
 
 export type DiffResult = Outcome & { resource: string; deployment: string; notes?: string[] };
 
 type MaskedCreate = Omit<CreateDeploymentRequest, 'secrets'> & { secrets: { name: string; value: string }[] };
-type ShownPatch = Omit<PatchDeploymentRequest, 'secrets'> & { secrets?: string[] };
 
 const hidden = '<hidden>';
 
+/** The exit status a CI job sees. */
+export const exitCodes = { unchanged: 0, changes: 1, error: 2 } as const;
+
+const exitHelp = `
+Exit status, as kubectl diff:
+  0  nothing would change
+  1  something would change: a create, a patch, or taking over a service
+     deployment
+  2  an error: a path that cannot be read, an invalid manifest, no Deployment
+     in the input, a failure of the service or the cluster, or a Deployment
+     the operator could not apply (the reason is printed)
+
+-f takes files, directories (read recursively: files ending .yaml, .yml or
+.json) and - (standard input), and may be given more than once. Documents of
+other kinds are skipped.`;
+
 export function command(): Command {
-  return addServiceOptions(
-    new Command('diff')
-      .description(
-        'Show what the operator would do for each Deployment in FILE against the live service (create, ' +
-          'patch, nothing, or why it cannot). Changes nothing.',
-      )
-      .requiredOption('-f, --filename <file>', 'manifest file (multi-document YAML)')
-      .addOption(
-        new Option(
-          '--kubeconfig <file>',
-          'read referenced Secrets and Listeners (and the resources’ own annotations and status) from this ' +
-            'cluster; with $KUBECONFIG set (a list of files, merged as kubectl merges them), from that one',
+  return (
+    addServiceOptions(
+      new Command('diff')
+        .description(
+          'Show what the operator would do for each Deployment in the manifests against the live service ' +
+            '(create, patch, take over, nothing, or why it cannot). Changes nothing.',
+        )
+        .requiredOption(
+          '-f, --filename <path>',
+          'manifest file, directory or - for standard input (repeatable)',
+          (value: string, previous: string[] = []) => [...previous, value],
+        )
+        .addOption(
+          new Option(
+            '--kubeconfig <file>',
+            'read referenced Secrets and Listeners (and the resources’ own annotations and status) from this ' +
+              'cluster; with $KUBECONFIG set (a list of files, merged as kubectl merges them), from that one',
+          ),
         ),
-      ),
-  ).action(async (flags: Flags) => {
-    const resources = readDeployments(flags.filename);
-    // Without either, diff works from the manifest alone: no ~/.kube/config or in-cluster fallback.
-    const kube =
-      flags.kubeconfig || process.env.KUBECONFIG
-        ? await KubeClient.fromKubeConfig(loadKubeconfig({ file: flags.kubeconfig }))
-        : undefined;
-    try {
-      const results = await withService(flags, async (client) => {
-        const findRepository = repositoryFinder(client);
-        const out: DiffResult[] = [];
-        for (const doc of resources) out.push(await diffOne(doc, { client, kube, findRepository }));
-        return out;
-      });
-      process.stdout.write(
-        flags.output === 'table' ? results.map(describe).join('') : serialize(flags.output, results),
-      );
-    } finally {
-      await kube?.close();
-    }
-  });
+    )
+      .addHelpText('after', exitHelp)
+      // A usage error is an error: 2, not commander's 1, which here means "differences". Help exits 0.
+      .exitOverride((err) => {
+        if (err.exitCode !== 0) throw new CliFailure(err.message, exitCodes.error, { printed: true });
+      })
+      .action(async (flags: Flags) => {
+        try {
+          process.exitCode = await run(flags);
+        } catch (err) {
+          if (err instanceof CliFailure) throw err;
+          throw new CliFailure(err instanceof Error ? err.message : String(err), exitCodes.error, {
+            cause: err,
+          });
+        }
+      })
+  );
 }
 
-/** The Deployment documents of FILE; anything else in it is skipped. */
-function readDeployments(file: string): Record<string, unknown>[] {
-  let text: string;
+async function run(flags: Flags): Promise<number> {
+  const resources = deploymentsIn(await readManifests(flags.filename));
+  // Without either, diff works from the manifests alone: no ~/.kube/config or in-cluster fallback.
+  const kube =
+    flags.kubeconfig || process.env.KUBECONFIG
+      ? await KubeClient.fromKubeConfig(loadKubeconfig({ file: flags.kubeconfig }))
+      : undefined;
+  let results: DiffResult[];
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read ${file}: ${(err as Error).message}`);
+    results = await withService(flags, async (client) => {
+      const findRepository = repositoryFinder(client);
+      const out: DiffResult[] = [];
+      for (const cr of resources) out.push(await diffOne(cr, { client, kube, findRepository }));
+      return out;
+    });
+  } finally {
+    await kube?.close();
   }
-  const docs = parseAllDocuments(text);
-  const list = Array.isArray(docs) ? docs : [];
-  const broken = list.find((d) => d.errors.length > 0);
-  if (broken) throw new Error(`${file} is not valid YAML: ${broken.errors[0]!.message.split('\n')[0]}`);
-  const deployments = list
-    .map((d) => d.toJS() as unknown)
-    .filter(
-      (o): o is Record<string, unknown> =>
-        typeof o === 'object' &&
-        o !== null &&
-        (o as KubeObject).apiVersion === apiVersion &&
-        (o as KubeObject).kind === kindNames.Deployment.kind,
+  process.stdout.write(
+    flags.output === 'table' ? results.map(describe).join('') : serialize(flags.output, results),
+  );
+  const refused = results.filter((r) => r.action === 'cannot');
+  if (refused.length > 0)
+    throw new CliFailure(
+      `the operator could not apply ${refused.map((r) => `${r.resource} (${r.reason})`).join('; ')}`,
+      exitCodes.error,
     );
-  if (deployments.length === 0) throw new Error(`${file} holds no Deployment (${apiVersion})`);
-  return deployments;
+  return results.some(changesSomething) ? exitCodes.changes : exitCodes.unchanged;
+}
+
+/** A create, a patch, or taking over a deployment (binding the resource to it) changes something. */
+const changesSomething = (r: DiffResult): boolean =>
+  r.action === 'create' || r.action === 'patch' || (r.action === 'nothing' && r.adopts !== undefined);
+
+interface Manifest {
+  /** The path it was read from; `-` for standard input. */
+  source: string;
+  text: string;
+}
+
+const manifestExtensions = ['.yaml', '.yml', '.json'];
+
+/** The files of each path in order: a directory's manifests recursively, sorted by path; `-` once. */
+async function readManifests(paths: string[]): Promise<Manifest[]> {
+  const out: Manifest[] = [];
+  let stdin = false;
+  for (const path of paths) {
+    if (path === '-') {
+      if (stdin) throw new Error('- (standard input) can be given only once');
+      stdin = true;
+      out.push({ source: '-', text: await readStdin() });
+      continue;
+    }
+    for (const file of filesOf(path)) {
+      try {
+        out.push({ source: file, text: readFileSync(file, 'utf8') });
+      } catch (err) {
+        throw new Error(`cannot read ${file}: ${(err as Error).message}`);
+      }
+    }
+  }
+  return out;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function filesOf(path: string, seen = new Set<string>()): string[] {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(path);
+  } catch (err) {
+    throw new Error(`cannot read ${path}: ${(err as Error).message}`);
+  }
+  if (!stat.isDirectory()) return [path];
+  const real = realpathSync(path);
+  if (seen.has(real)) return [];
+  seen.add(real);
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => {
+      const child = join(path, name);
+      let isDir: boolean;
+      try {
+        isDir = statSync(child).isDirectory();
+      } catch {
+        return []; // a dangling link, or gone while listing
+      }
+      if (isDir) return filesOf(child, seen);
+      return manifestExtensions.some((ext) => name.endsWith(ext)) ? [child] : [];
+    });
+}
+
+/** The Deployments (ours) of the manifests, each checked as the CRD would; anything else is skipped. */
+function deploymentsIn(manifests: Manifest[]): DeploymentResource[] {
+  const out: DeploymentResource[] = [];
+  const invalid: string[] = [];
+  for (const { source, text } of manifests) {
+    const docs = parseAllDocuments(text);
+    const list = Array.isArray(docs) ? docs : [];
+    const broken = list.find((d) => d.errors.length > 0);
+    if (broken) throw new Error(`${source} is not valid YAML: ${broken.errors[0]!.message.split('\n')[0]}`);
+    const objects = list
+      .map((d) => d.toJS() as unknown)
+      .flatMap((o) => (isList(o) ? o.items : [o]))
+      .filter(isOurDeployment);
+    for (const doc of objects) {
+      const parsed = parseDeployment(doc);
+      if ('invalid' in parsed) invalid.push(`${source}: ${parsed.invalid}`);
+      else out.push(parsed.cr);
+    }
+  }
+  if (invalid.length > 0) throw new Error(`invalid manifest: ${invalid.join('; ')}`);
+  if (out.length === 0) {
+    const where = manifests.map((m) => m.source).join(', ') || 'the input (no .yaml, .yml or .json file)';
+    throw new Error(`${where} holds no Deployment (${apiVersion})`);
+  }
+  return out;
+}
+
+/** A v1 List, as `kubectl get -o yaml` writes. */
+const isList = (o: unknown): o is { items: unknown[] } =>
+  typeof o === 'object' &&
+  o !== null &&
+  (o as KubeObject).kind === 'List' &&
+  Array.isArray((o as { items?: unknown }).items);
+
+const isOurDeployment = (o: unknown): o is Record<string, unknown> =>
+  typeof o === 'object' &&
+  o !== null &&
+  (o as KubeObject).apiVersion === apiVersion &&
+  (o as KubeObject).kind === kindNames.Deployment.kind;
+
+function parseDeployment(doc: Record<string, unknown>): { cr: DeploymentResource } | { invalid: string } {
+  const metadata = (doc.metadata ?? {}) as DeploymentResource['metadata'];
+  const namespace = metadata.namespace ?? 'default';
+  if (!metadata.name) return { invalid: 'a Deployment has no metadata.name' };
+  const spec = DeploymentSpec.safeParse(doc.spec);
+  if (!spec.success)
+    return {
+      invalid: `Deployment ${namespace}/${metadata.name}: ${z.prettifyError(spec.error).replaceAll('\n', '; ')}`,
+    };
+  return {
+    cr: {
+      apiVersion,
+      kind: 'Deployment',
+      metadata: { ...metadata, namespace },
+      spec: spec.data,
+      ...(doc.status ? { status: doc.status as DeploymentResource['status'] } : {}),
+    },
+  };
 }
 
 interface Deps {
@@ -127,28 +301,12 @@ const getOrUndefined = <T extends KubeObject>(
     throw err;
   });
 
-async function diffOne(doc: Record<string, unknown>, deps: Deps): Promise<DiffResult> {
-  const metadata = (doc.metadata ?? {}) as DeploymentResource['metadata'];
-  const namespace = metadata.namespace ?? 'default';
-  const resource = `${namespace}/${metadata.name ?? '?'}`;
-  const spec = DeploymentSpec.safeParse(doc.spec);
-  if (!metadata.name || !spec.success) {
-    const why = !metadata.name
-      ? 'metadata.name is missing'
-      : z.prettifyError(spec.error!).replaceAll('\n', '; ');
-    return { resource, deployment: '?', action: 'cannot', reason: `invalid Deployment: ${why}` };
-  }
-  const fromFile: DeploymentResource = {
-    apiVersion,
-    kind: 'Deployment',
-    metadata: { ...metadata, namespace },
-    spec: spec.data,
-    ...(doc.status ? { status: doc.status as DeploymentResource['status'] } : {}),
-  };
+async function diffOne(fromFile: DeploymentResource, deps: Deps): Promise<DiffResult> {
+  const { name, namespace } = fromFile.metadata as { name: string; namespace: string };
   // What the operator knows beyond the manifest (deployment id, create marker, secrets digest) lives
   // on the resource in the cluster: use it when the file does not carry it.
   const live = deps.kube
-    ? await getOrUndefined<DeploymentResource>(deps.kube, DEPLOYMENTS, metadata.name, namespace)
+    ? await getOrUndefined<DeploymentResource>(deps.kube, DEPLOYMENTS, name, namespace)
     : undefined;
   const cr: DeploymentResource = {
     ...fromFile,
@@ -159,24 +317,13 @@ async function diffOne(doc: Record<string, unknown>, deps: Deps): Promise<DiffRe
     } as DeploymentResource['metadata'],
     ...((fromFile.status ?? live?.status) ? { status: fromFile.status ?? live?.status } : {}),
   };
-  const name = deploymentName(cr);
-  const base = { resource, deployment: name };
-  if (cr.metadata.annotations?.[annotations.paused] === 'true')
-    return { ...base, action: 'nothing', reason: `paused (${annotations.paused}: "true")` };
+  const base = { resource: `${namespace}/${name}`, deployment: deploymentName(cr) };
+  // As the reconciler: a paused resource is neither resolved nor observed.
+  if (isPaused(cr)) return { ...base, action: 'nothing', reason: `paused (${annotations.paused}: "true")` };
 
   const notes: string[] = [];
-  const found = await findLive(cr, deps.client, notes);
-  const observed = found?.deployment;
-  if (found?.by === 'name' && !found.adopts) {
-    return {
-      ...base,
-      action: 'cannot',
-      deploymentId: found.deployment.id,
-      reason: `a service deployment named ${name} already exists (${found.deployment.id}); set spec.adopt: true to take it over`,
-    };
-  }
-
-  const sources = await inputSources(cr, deps, observed, notes);
+  const observed = await observe(cr, deps);
+  const sources = await inputSources(cr, deps, observed.bound ?? observed.byName ?? undefined, notes);
   const resolved = await resolveInputs(cr, sources);
   if ('problem' in resolved) {
     const reason =
@@ -185,60 +332,69 @@ async function diffOne(doc: Record<string, unknown>, deps: Deps): Promise<DiffRe
         : resolved.problem.message;
     return withNotes({ ...base, action: 'cannot', reason }, notes);
   }
-  const desired = desiredDeployment(cr, resolved.inputs);
-  if (!observed) {
-    const request = {
-      ...desired.create,
-      secrets: desired.create.secrets.map((s) => ({ name: s.name, value: hidden })),
-    };
-    return withNotes({ ...base, action: 'create', request }, notes);
-  }
-
-  const diff = diffDeployment(desired, observed, {
+  const inputs: DeploymentInputs = {
+    desired: desiredDeployment(cr, resolved.inputs),
     digest: secretsDigest(cr.metadata.uid ?? '', resolved.inputs.secrets),
-    ...(cr.status?.secretsDigest ? { lastSentDigest: cr.status.secretsDigest } : {}),
-  });
-  const id = observed.id;
-  const adopts = found?.adopts ? { adopts: found.adopts } : {};
-  if (diff.immutable.length > 0) {
-    const reason = `${diff.immutable.join(', ')} differ from the service deployment and cannot be changed after creation`;
-    return withNotes({ ...base, action: 'cannot', deploymentId: id, reason }, notes);
+  };
+  const plan = planDeployment(cr, inputs, observed);
+  if (plan.assumption) notes.push(plan.assumption);
+  if (observed.gone && plan.action !== 'create')
+    notes.push(`service deployment ${observed.gone}, which the resource was bound to, no longer exists`);
+  return withNotes({ ...base, ...shown(plan) }, notes);
+}
+
+/** The plan as diff shows it: secret values hidden, a patch field by field. */
+function shown(plan: DeploymentPlan & { reason?: string }): Outcome {
+  const id = plan.action !== 'create' && plan.target ? { deploymentId: plan.target.id } : {};
+  const adopts = plan.action !== 'create' && plan.adopt ? { adopts: plan.adopt.why } : {};
+  switch (plan.action) {
+    case 'create':
+      return {
+        action: 'create',
+        ...(plan.replaces ? { replaces: plan.replaces } : {}),
+        request: {
+          ...plan.request,
+          secrets: plan.request.secrets.map((s) => ({ name: s.name, value: hidden })),
+        },
+      };
+    case 'patch':
+      return {
+        action: 'patch',
+        deploymentId: plan.target.id,
+        ...adopts,
+        fields: plan.fields,
+        ...patchChanges(plan.patch, plan.target),
+      };
+    case 'nothing':
+      return { action: 'nothing', ...id, ...adopts, ...(plan.reason ? { reason: plan.reason } : {}) };
+    case 'cannot':
+      return { action: 'cannot', ...id, ...adopts, reason: plan.problem.message };
   }
-  if (!diff.patch) return withNotes({ ...base, action: 'nothing', deploymentId: id, ...adopts }, notes);
-  const { secrets, ...rest } = diff.patch;
-  const patch: ShownPatch = secrets ? { ...rest, secrets: secrets.map((s) => s.name) } : rest;
-  return withNotes({ ...base, action: 'patch', deploymentId: id, ...adopts, patch }, notes);
 }
 
 const withNotes = (result: DiffResult, notes: string[]): DiffResult =>
   notes.length > 0 ? { ...result, notes } : result;
 
-interface Found {
-  deployment: Deployment;
-  by: 'id' | 'name';
-  /** Why the operator would take over a deployment found by name; unset when it would not. */
-  adopts?: string;
-}
-
-/** The service deployment the operator would act on: by known id, else by exact name. */
-async function findLive(
-  cr: DeploymentResource,
-  client: ServiceClient,
-  notes: string[],
-): Promise<Found | undefined> {
+/**
+ * What the reconciler would observe: the deployment bound by the known id, else (or when that is gone)
+ * the one holding the name. The reconciler looks by name only when a create's outcome is unknown or a
+ * create was refused; diff always does, to tell what a create would meet. Which other resource holds a
+ * deployment (`rival`) is the operator's informer's knowledge: diff cannot tell, and leaves it unset.
+ */
+async function observe(cr: DeploymentResource, { client, kube }: Deps): Promise<DeploymentObservation> {
+  const observation: DeploymentObservation = {
+    pending: cr.metadata.annotations?.[annotations.createPending] !== undefined,
+    // Without the cluster, the binding (the resource's annotation and status) is unknown.
+    bindingKnown: kube !== undefined,
+  };
   const id = knownId(cr);
   if (id) {
     const page = await client.listDeployments({ deployment_ids: [id], limit: 1 });
-    const deployment = page.resources.find((d) => d.id === id);
-    if (deployment) return { deployment, by: 'id' };
-    notes.push(`service deployment ${id} no longer exists; the operator would create it again`);
+    const bound = page.resources.find((d) => d.id === id);
+    if (bound) return { ...observation, bound };
+    observation.gone = id;
   }
-  const byName = await findDeploymentByName(client, deploymentName(cr));
-  if (!byName) return undefined;
-  if (cr.spec.adopt) return { deployment: byName, by: 'name', adopts: 'spec.adopt' };
-  if (cr.metadata.annotations?.[annotations.createPending] !== undefined)
-    return { deployment: byName, by: 'name', adopts: 'an earlier create of this resource' };
-  return { deployment: byName, by: 'name' };
+  return { ...observation, byName: (await findDeploymentByName(client, deploymentName(cr))) ?? null };
 }
 
 /**
@@ -332,15 +488,20 @@ function describe(r: DiffResult): string {
     'adopts' in r && r.adopts ? `take over ${r.deploymentId} (because of ${r.adopts}), then ` : '';
   switch (r.action) {
     case 'create':
-      lines.push(`${head}create`, '  POST /v2/deployments', indent(serialize('yaml', r.request), '    '));
+      lines.push(
+        `${head}create${r.replaces ? ` (again: ${r.replaces} no longer exists on the service)` : ''}`,
+        '  POST /v2/deployments',
+        indent(serialize('yaml', r.request), '    '),
+      );
+      if (r.request.secrets.length > 0) lines.push('    # secret values are not shown');
       break;
     case 'patch':
       lines.push(
-        `${head}${adopted}patch ${Object.keys(r.patch).join(', ')}`,
+        `${head}${adopted}patch ${r.fields.join(', ')}`,
         `  PATCH /v2/deployments/${r.deploymentId}`,
-        indent(serialize('yaml', r.patch), '    '),
+        ...r.changes.map((c) => `    ${describeChange(c)}`),
+        ...(r.secrets ? describeSecrets(r.secrets).map((l) => `    ${l}`) : []),
       );
-      if (r.patch.secrets) lines.push('    # secrets: names only; values are not shown');
       break;
     case 'nothing':
       lines.push(
