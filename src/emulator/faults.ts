@@ -12,6 +12,11 @@ export const FaultConfigSchema = z.strictObject({
   latency_ms: z.number().int().nonnegative().max(60_000).default(0),
   /** Fraction of requests whose connection is destroyed without an answer. */
   reset_rate: z.number().min(0).max(1).default(0),
+  /**
+   * Fraction of requests processed as usual whose 2xx answer then arrives with a body that breaks the
+   * interface (`{}`): the service acted, and the client cannot tell what it made.
+   */
+  garble_rate: z.number().min(0).max(1).default(0),
   /** Limit faults to these routes: "METHOD /path/template" or "/path/template" (any method). All when absent. */
   paths: z.array(z.string().min(1)).optional(),
 });
@@ -23,14 +28,28 @@ export interface FaultDecision {
   action: FaultAction | null;
 }
 
+const affects = (config: FaultConfig, template: string) => {
+  const path = template.slice(template.indexOf(' ') + 1);
+  return !config.paths || config.paths.some((p) => p === template || p === path);
+};
+
+/** Whether a processed request's 2xx answer is sent garbled. */
+export function garbles(
+  config: FaultConfig,
+  template: string,
+  status: number,
+  random: () => number,
+): boolean {
+  return status >= 200 && status < 300 && affects(config, template) && random() < config.garble_rate;
+}
+
 /** `template` is "METHOD /path/template"; returns null when the request is not affected at all. */
 export function decideFault(
   config: FaultConfig,
   template: string,
   random: () => number,
 ): FaultDecision | null {
-  const path = template.slice(template.indexOf(' ') + 1);
-  if (config.paths && !config.paths.some((p) => p === template || p === path)) return null;
+  if (!affects(config, template)) return null;
   let action: FaultAction | null = null;
   if (random() < config.reset_rate) {
     action = { kind: 'reset' };

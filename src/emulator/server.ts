@@ -8,7 +8,7 @@ import { registerAdmin } from './admin.ts';
 import { authenticate } from './authn.ts';
 import type { Busy, EmulatorConfig, Mode } from './config.ts';
 import { ApiError } from './errors.ts';
-import { decideFault } from './faults.ts';
+import { decideFault, garbles } from './faults.ts';
 import type { RawQuery } from './query.ts';
 import { authRoutes } from './routes/auth.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
@@ -175,7 +175,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
               query: req.query as RawQuery,
               body: req.body,
             });
-            return reply.code(answer.status).send(answer.body);
+            const garbled = state.faults && garbles(state.faults, template, answer.status, Math.random);
+            return reply.code(answer.status).send(garbled ? {} : answer.body);
           },
         });
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideFault, FaultConfigSchema } from '../../src/emulator/faults.ts';
+import { decideFault, FaultConfigSchema, garbles } from '../../src/emulator/faults.ts';
 import { outcomeOf, revisionStateAt, stoppedStatus } from '../../src/emulator/lifecycle.ts';
 
 describe('revisionStateAt', () => {
@@ -59,6 +59,14 @@ describe('decideFault', () => {
     expect(decideFault(config, 'GET /v2/listeners', seq(0.9, 0.9))).toBeNull();
     const slow = FaultConfigSchema.parse({ latency_ms: 20 });
     expect(decideFault(slow, 'GET /v2/listeners', seq(0.9, 0.9))).toEqual({ latencyMs: 20, action: null });
+  });
+
+  it('garbles only successful answers of the listed paths, at the rate', () => {
+    const config = FaultConfigSchema.parse({ garble_rate: 0.5, paths: ['POST /v2/deployments'] });
+    expect(garbles(config, 'POST /v2/deployments', 201, () => 0.1)).toBe(true);
+    expect(garbles(config, 'POST /v2/deployments', 201, () => 0.9)).toBe(false);
+    expect(garbles(config, 'POST /v2/deployments', 422, () => 0.1)).toBe(false);
+    expect(garbles(config, 'GET /v2/deployments', 200, () => 0.1)).toBe(false);
   });
 
   it('applies only to the listed paths', () => {
