@@ -2,15 +2,15 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Controller } from '../runtime/controller.ts';
-import type { Informer } from '../runtime/informer.ts';
-import type { KubeClient, KubeObject } from '../runtime/kube.ts';
+import type { KubeClient } from '../runtime/kube.ts';
+import type { SharedInformers } from '../runtime/shared-informers.ts';
 import type { ServiceClient } from '../service/client.ts';
 
 export interface ControllerContext {
   kube: KubeClient;
   service: ServiceClient;
-  /** Namespaces to watch; undefined: all. Cluster-scoped kinds ignore it. */
-  namespaces?: string[];
+  /** One informer per kind, shared by the controllers (namespaces and resync are set on it). */
+  informers: SharedInformers;
   resyncMs: number;
   concurrency: number;
   registry: Registry;
@@ -19,7 +19,6 @@ export interface ControllerContext {
 
 export interface OperatorController {
   controller: Controller;
-  informers: Informer<KubeObject>[];
   start(): Promise<void>;
   stop(): Promise<void>;
 }

@@ -23,6 +23,7 @@ import { KubeClient } from '../../runtime/kube.ts';
 import { loadKubeconfig } from '../../runtime/kubeconfig.ts';
 import { LeaderElector } from '../../runtime/leader.ts';
 import { leaderMetric, serviceCallMetrics } from '../../runtime/metrics.ts';
+import { SharedInformers } from '../../runtime/shared-informers.ts';
 import { ServiceClient } from '../../service/client.ts';
 import { parseDuration } from '../duration.ts';
 import { apiKeySource } from '../service-options.ts';
@@ -138,10 +139,15 @@ async function run(flags: Flags): Promise<void> {
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new Error(`--concurrency must be a whole number ≥ 1, not ${flags.concurrency}`);
 
+  const informers = new SharedInformers(kube, {
+    namespaces: flags.namespace.length > 0 ? flags.namespace : undefined,
+    resyncMs,
+    logger,
+  });
   const context = {
     kube,
     service,
-    ...(flags.namespace.length > 0 ? { namespaces: flags.namespace } : {}),
+    informers,
     resyncMs,
     concurrency,
     registry,
@@ -186,7 +192,7 @@ async function run(flags: Flags): Promise<void> {
           port,
           host: flags.healthHost,
           registry,
-          healthz: informersFresh(controllers.flatMap((c) => c.informers)),
+          healthz: informersFresh(informers.all()),
           readyz: elector ? readyWhenStandingBy(() => elector.isLeader(), ready) : ready,
         })
       : undefined;

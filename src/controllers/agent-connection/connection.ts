@@ -1,11 +1,8 @@
-// What an AgentConnection resource knows of its service connection, and what a failed connect call
-// proves. Pure functions.
+// What an AgentConnection resource knows of its service connection. Pure functions.
 import type { AgentConnectionResource, AgentConnectionStatus } from '../../api/agent-connection.ts';
 import { annotations } from '../../api/constants.ts';
-import { ServiceError } from '../../service/errors.ts';
-import { networkRetryable } from '../../service/retry.ts';
 import type { AgentConnection } from '../../service/wire.ts';
-import type { Problem } from '../deployment/conditions.ts';
+import type { Problem } from '../managed/conditions.ts';
 
 export type ObservedConnection = Omit<AgentConnectionStatus, 'observedGeneration' | 'conditions'>;
 
@@ -26,17 +23,6 @@ export function connectionStatus(c: AgentConnection): ObservedConnection {
     createdBy: c.created_by,
     createdAt: c.created_at,
   };
-}
-
-/**
- * Whether a failed connect call certainly made no connection: the service answered with a 4xx (429
- * included: refused before processing), or the request never left (connection refused). A 5xx or a
- * reset/timeout after sending may come after the service acted.
- */
-export function certainlyNotMade(err: unknown): boolean {
-  if (!(err instanceof ServiceError)) return false;
-  if (err.status !== undefined) return err.status >= 400 && err.status < 500;
-  return networkRetryable('POST', err);
 }
 
 /**

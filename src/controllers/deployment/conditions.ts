@@ -1,23 +1,8 @@
-// Ready / Synced / Reconciling / Stalled from what the reconcile saw (DESIGN.md §2): kstatus-compatible,
-// so `kubectl wait`, Flux and Argo CD read the truth.
-import type { ConditionReason, ConditionStatus, ConditionType } from '../../api/constants.ts';
-import type { Condition } from '../../api/fields.ts';
+// Ready / Synced / Reconciling / Stalled of a Deployment from what the reconcile saw (DESIGN.md §2): the
+// phase of the service deployment and its latest revision.
+import type { ConditionReason } from '../../api/constants.ts';
 import { type Deployment, type RevisionStatus, terminalRevisionStatuses } from '../../service/wire.ts';
-
-export interface ConditionValue {
-  status: ConditionStatus;
-  reason: ConditionReason;
-  message: string;
-}
-export type ConditionSet = Record<ConditionType, ConditionValue>;
-
-/** Why the spec is not (yet) held by the service. */
-export interface Problem {
-  reason: ConditionReason;
-  message: string;
-  /** Nothing will change without a spec change (or an input appearing): no retries. */
-  stalled: boolean;
-}
+import { type ConditionSet, type ConditionValue, condition, type Problem } from '../managed/conditions.ts';
 
 export interface Observed {
   deployment: Deployment;
@@ -41,11 +26,7 @@ const revisionReason: Record<RevisionStatus, ConditionReason> = {
 };
 const failed: ReadonlySet<RevisionStatus> = new Set(['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
 
-const c = (status: ConditionStatus, reason: ConditionReason, message: string): ConditionValue => ({
-  status,
-  reason,
-  message,
-});
+const c = condition;
 
 /** Ready, and whether the service side is still moving, from one observation. */
 function readiness(observed: Observed): { ready: ConditionValue; moving: boolean; failedRevision: boolean } {
@@ -136,41 +117,4 @@ export function computeConditions(
       ? c('True', stalledBy.reason, stalledBy.message)
       : c('False', 'Progressing', 'no failure'),
   };
-}
-
-/** The paused annotation: say so, keep Ready as it was. */
-export function pausedConditions(previous: Condition[] | undefined): ConditionSet {
-  const ready = previous?.find((p) => p.type === 'Ready');
-  return {
-    Ready: ready
-      ? { status: ready.status, reason: ready.reason as ConditionReason, message: ready.message }
-      : c('Unknown', 'ReconcilePaused', 'reconciliation is paused'),
-    Synced: c(
-      'False',
-      'ReconcilePaused',
-      'reconciliation is paused by the deploy.agents.dev/paused annotation',
-    ),
-    Reconciling: c('False', 'ReconcilePaused', 'reconciliation is paused'),
-    Stalled: c('False', 'ReconcilePaused', 'reconciliation is paused'),
-  };
-}
-
-/** metav1.Condition list: lastTransitionTime moves only when a condition's status does. */
-export function toConditions(
-  set: ConditionSet,
-  previous: Condition[] | undefined,
-  generation: number | undefined,
-  now: string,
-): Condition[] {
-  return (Object.entries(set) as [ConditionType, ConditionValue][]).map(([type, value]) => {
-    const before = previous?.find((p) => p.type === type);
-    return {
-      type,
-      status: value.status,
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
-      lastTransitionTime: before && before.status === value.status ? before.lastTransitionTime : now,
-      reason: value.reason,
-      message: value.message,
-    };
-  });
 }

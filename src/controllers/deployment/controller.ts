@@ -1,19 +1,18 @@
-// Wires the Deployment controller: informers for Deployment resources, the Secrets (identities only)
-// and Listeners they refer to, the batched observer of the service, and the reconciler behind a work
-// queue. Indexes answer "who refers to this" without scanning every resource on each event.
+// Wires the Deployment controller: the shared informers of Deployment resources, Secret identities and
+// Listeners, the batched observer of the service, and the shared reconciler. Indexes answer "who refers
+// to this" without scanning every resource on each event.
 import type { DeploymentResource } from '../../api/deployment.ts';
 import type { ListenerResource } from '../../api/listener.ts';
-import { Controller, watchPrimary, watchSecondary } from '../../runtime/controller.ts';
-import { Informer, metadataListerWatcher, resourceListerWatcher } from '../../runtime/informer.ts';
-import { type KubeObject, objectKey, SECRETS } from '../../runtime/kube.ts';
-import { wakeOnAuthRestored } from '../auth-wake.ts';
+import { watchSecondary } from '../../runtime/controller.ts';
+import { objectKey, SECRETS } from '../../runtime/kube.ts';
+import { managedController } from '../managed/controller.ts';
 import { DEPLOYMENTS, LISTENERS } from '../resources.ts';
 import { SecretReader } from '../secret-reader.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
 import { repositoryFinder } from './inputs.ts';
+import { deploymentKind, knownId } from './kind.ts';
 import { observerMetrics } from './metrics.ts';
 import { DeploymentObserver } from './observer.ts';
-import { DeploymentReconciler, keyOf, knownId } from './reconciler.ts';
 
 /** Indexes of the Deployment resources: who reads a Secret, names a Listener, holds a service deployment. */
 const bySecret = 'secret';
@@ -30,13 +29,11 @@ function secretKeys(d: DeploymentResource): string[] {
   return [...new Set(names)].map((name) => `${ns}/${name}`);
 }
 
-export function deploymentController(options: ControllerContext): OperatorController {
-  const { kube, service, namespaces, resyncMs, logger } = options;
-  const informerOptions = { namespaces, resyncMs, logger };
-  const deployments = new Informer<DeploymentResource>(resourceListerWatcher(kube, DEPLOYMENTS), {
-    ...informerOptions,
-    name: 'deployments',
-  });
+const keyOf = (d: DeploymentResource) => `${d.metadata.namespace}/${d.metadata.name}`;
+
+export function deploymentController(context: ControllerContext): OperatorController {
+  const { kube, service, resyncMs } = context;
+  const deployments = context.informers.resource<DeploymentResource>(DEPLOYMENTS);
   deployments.addIndex(bySecret, secretKeys);
   deployments.addIndex(byListener, (d) => (d.spec.listenerRef ? [d.spec.listenerRef.name] : []));
   deployments.addIndex(byDeploymentId, (d) => {
@@ -45,10 +42,7 @@ export function deploymentController(options: ControllerContext): OperatorContro
   });
   const readersOf = (index: string, value: string) => deployments.byIndex(index, value).map(keyOf);
   // Identities only: the data of the few Secrets a resource references is read on demand.
-  const secrets = new Informer<KubeObject>(metadataListerWatcher(kube, SECRETS), {
-    ...informerOptions,
-    name: 'secrets',
-  });
+  const secrets = context.informers.metadata(SECRETS);
   const secretReader = new SecretReader(kube, secrets);
   // Nothing is kept for a Secret no resource references any more (indexes are current when handlers run).
   const forgetUnread = (old: DeploymentResource) => {
@@ -57,64 +51,50 @@ export function deploymentController(options: ControllerContext): OperatorContro
   };
   deployments.addHandlers({ onUpdate: forgetUnread, onDelete: forgetUnread });
   secrets.addHandlers({ onDelete: (s) => secretReader.forget(objectKey(s)) });
-  const listeners = new Informer<ListenerResource>(resourceListerWatcher(kube, LISTENERS), {
-    resyncMs,
-    logger,
-    name: 'listeners',
-  });
-  const findRepository = repositoryFinder(service);
+  const listeners = context.informers.resource<ListenerResource>(LISTENERS);
 
-  let controller: Controller | undefined;
+  let enqueue: (key: string) => void = () => {};
   const observer = new DeploymentObserver(service, {
     resyncMs,
     onChange: (id) => {
-      for (const key of readersOf(byDeploymentId, id)) controller?.enqueue(key);
+      for (const key of readersOf(byDeploymentId, id)) enqueue(key);
     },
     liveIds: () => deployments.indexValues(byDeploymentId),
-    onRefresh: observerMetrics(options.registry),
+    onRefresh: observerMetrics(context.registry),
   });
-  const reconciler = new DeploymentReconciler({
-    kube,
+  const kind = deploymentKind({
     service,
     observer,
-    deployments,
     owners: (id) => deployments.byIndex(byDeploymentId, id),
     // Twice the resync period: the observer refreshes every entry within 1.1 periods.
     resyncMs: 2 * resyncMs,
-    logger,
     inputs: {
       secret: (namespace, name) => secretReader.read(namespace, name),
       listener: (name) => listeners.get(name),
-      repository: findRepository,
+      repository: repositoryFinder(service),
     },
   });
-  controller = new Controller({
+  const managed = managedController(context, {
     name: 'deployment',
-    watches: [
-      watchPrimary(deployments),
+    informer: deployments,
+    kind,
+    secondary: [
       watchSecondary(secrets, (secret) => readersOf(bySecret, objectKey(secret))),
       watchSecondary(listeners, (listener) => readersOf(byListener, listener.metadata.name)),
     ],
-    reconcile: wakeOnAuthRestored(
-      service,
-      (key) => reconciler.reconcile(key),
-      (key) => controller?.enqueue(key),
-    ),
-    concurrency: options.concurrency,
-    registry: options.registry,
-    logger,
+    bindEnqueue: (fn) => {
+      enqueue = fn;
+    },
   });
-  const started = controller;
   return {
-    controller: started,
-    informers: [deployments, secrets, listeners] as unknown as Informer<KubeObject>[],
+    controller: managed.controller,
     async start() {
-      await started.start();
+      await managed.start();
       observer.start();
     },
     async stop() {
       observer.stop();
-      await started.stop();
+      await managed.stop();
     },
   };
 }

@@ -6,8 +6,8 @@ import type { ListenerResource } from '../../api/listener.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { Repository } from '../../service/wire.ts';
+import type { Problem } from '../managed/conditions.ts';
 import type { SecretLookup } from '../secret-reader.ts';
-import type { Problem } from './conditions.ts';
 import type { ResolvedInputs } from './desired.ts';
 
 export interface InputSources {
@@ -88,9 +88,12 @@ export async function resolveInputs(cr: DeploymentResource, sources: InputSource
   return { inputs };
 }
 
+/** How soon a Secret the operator was forbidden to read is tried again. */
+const forbiddenRetryMs = 30_000;
+
 /**
  * A missing Secret wakes the resource through the Secrets' watch when it appears. A forbidden one is the
- * operator's RBAC, which nothing here watches: the reconciler asks again after a while.
+ * operator's RBAC, which nothing here watches: the reconciler asks again after forbiddenRetryMs.
  */
 function secretProblem(missing: 'NotFound' | 'Forbidden', what: string, where: string): InputResult {
   return {
@@ -100,6 +103,7 @@ function secretProblem(missing: 'NotFound' | 'Forbidden', what: string, where: s
             reason: 'SecretForbidden',
             message: `the operator may not read ${what} (${where}); grant it get on that Secret`,
             stalled: false,
+            retryAfterMs: forbiddenRetryMs,
           }
         : { reason: 'SecretNotFound', message: `${what} (${where}) not found`, stalled: false },
   };

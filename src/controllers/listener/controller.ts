@@ -1,18 +1,14 @@
-// The Listener controller (cluster-scoped): Listener resources → the reconciler.
+// The Listener controller (cluster-scoped): Listener resources → the shared reconciler.
 import type { ListenerResource } from '../../api/listener.ts';
+import { managedController } from '../managed/controller.ts';
 import { LISTENERS } from '../resources.ts';
-import { singleKindController } from '../single-kind.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
-import { ListenerReconciler } from './reconciler.ts';
+import { listenerKind } from './kind.ts';
 
 export function listenerController(context: ControllerContext): OperatorController {
-  const { kube, service, resyncMs, logger } = context;
-  return singleKindController<ListenerResource>(
-    context,
-    { name: 'listener', resource: LISTENERS },
-    (listeners) => {
-      const reconciler = new ListenerReconciler({ kube, service, listeners, resyncMs, logger });
-      return (key) => reconciler.reconcile(key);
-    },
-  );
+  return managedController(context, {
+    name: 'listener',
+    informer: context.informers.resource<ListenerResource>(LISTENERS),
+    kind: listenerKind(context.service, context.resyncMs),
+  });
 }

@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ListenerResource, ListenerStatus } from '../../api/listener.ts';
 import type { CreateListenerRequest, Listener, PatchListenerRequest } from '../../service/wire.ts';
-import type { Problem } from '../deployment/conditions.ts';
+import type { Problem } from '../managed/conditions.ts';
 
 export const computeIdOf = (cr: ListenerResource): string => cr.spec.computeId ?? cr.metadata.name;
 

@@ -2,9 +2,9 @@
 // are reconciled at once. Without this, each would be retried by the work queue's per-item backoff:
 // pointless work (and a log line each time) while the key is rejected, and a wait of up to many
 // minutes after it is fixed.
-import type { Reconcile } from '../runtime/controller.ts';
-import type { ServiceClient } from '../service/client.ts';
-import { ServiceError } from '../service/errors.ts';
+import type { Reconcile } from '../../runtime/controller.ts';
+import type { ServiceClient } from '../../service/client.ts';
+import { ServiceError } from '../../service/errors.ts';
 
 /**
  * Wraps `reconcile`. A key whose reconcile fails with a 401 fails once (logged and counted like any

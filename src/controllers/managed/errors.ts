@@ -1,70 +1,50 @@
-// Conditions of the kinds that bind or make one service object (Listener, AgentConnection, OAuthToken).
-// They have no revision lifecycle: Ready means "the service holds it", and the rest follows from why not.
-import { ServiceError } from '../service/errors.ts';
-import { describeOrigin } from '../service/key-source.ts';
-import type { ConditionSet, ConditionValue, Problem } from './deployment/conditions.ts';
+// One classification of a failed service call, for every kind. A refusal is a definite 4xx answer about
+// the resource (validation, forbidden, not found): Stalled in the service's own words. Everything else
+// (401, 429, 5xx, timeouts, resets, an answer that breaks the contract) is trouble: retried with backoff,
+// never Stalled, never remembered as refused, and never a reason to drop a create-pending marker.
+import { ServiceContractError, ServiceError } from '../../service/errors.ts';
+import { describeOrigin } from '../../service/key-source.ts';
+import { networkRetryable } from '../../service/retry.ts';
+import type { Problem } from './conditions.ts';
 
-const c = (status: ConditionValue['status'], reason: ConditionValue['reason'], message: string) => ({
-  status,
-  reason,
-  message,
-});
+/** 4xx answers that are about the operator or the moment, not the resource. */
+const notAboutTheResource: ReadonlySet<number> = new Set([401, 408, 409, 425, 429]);
 
-/**
- * The four kstatus conditions from one outcome: no problem → Ready; a stalled problem → Stalled (nothing
- * changes without a spec change or a resync); any other problem → still Reconciling.
- */
-export function outcomeConditions(problem: Problem | undefined, readyMessage: string): ConditionSet {
-  if (!problem)
-    return {
-      Ready: c('True', 'Ready', readyMessage),
-      Synced: c('True', 'Synced', readyMessage),
-      Reconciling: c('False', 'Idle', 'nothing in flight'),
-      Stalled: c('False', 'Idle', 'no failure'),
-    };
-  const failed = c('False', problem.reason, problem.message);
-  return {
-    Ready: failed,
-    Synced: failed,
-    Reconciling: problem.stalled
-      ? c('False', 'Idle', 'waiting for a spec change')
-      : c('True', problem.reason, problem.message),
-    Stalled: problem.stalled
-      ? c('True', problem.reason, problem.message)
-      : c('False', 'Progressing', 'no failure'),
-  };
-}
-
-/**
- * A 4xx answer that asking again will not change: the spec (or the key's rights) is the cause. Not a 5xx
- * (the service may have acted, and may succeed next time), not 429, and never a 401: a rejected key is
- * the operator's trouble, fixed without touching the resource, so nothing may be remembered as refused.
- */
 export function isRefusal(err: unknown): err is ServiceError {
   return (
     err instanceof ServiceError &&
+    !(err instanceof ServiceContractError) &&
     !err.retryable &&
     err.status !== undefined &&
+    err.status >= 400 &&
     err.status < 500 &&
-    !err.isUnauthorized
+    !notAboutTheResource.has(err.status)
   );
 }
 
+/** A 409 to a create: the name (or compute_id) is taken. What holds it is for the kind to find out. */
+export const isNameTaken = (err: unknown): err is ServiceError =>
+  err instanceof ServiceError && err.isConflict;
+
 /**
- * A definite refusal from the service (see isRefusal) as a Problem in the service's own words; anything
- * else (5xx, network, rate limit, a rejected key) is thrown, and the reconcile is retried with backoff.
+ * A refusal as a Problem in the service's own words. `forbidden` says what the key may not do, for a
+ * kind where the bare 403 would not tell a person what to fix.
  */
-export function refusal(err: unknown, forbidden = 'the service refused'): Problem {
-  if (!isRefusal(err)) throw err;
-  if (err.isForbidden) return { reason: 'Forbidden', message: `${forbidden}: ${err.detail}`, stalled: true };
+export function refusalProblem(err: ServiceError, forbidden?: string): Problem {
+  if (err.isForbidden)
+    return {
+      reason: 'Forbidden',
+      message: forbidden ? `${forbidden}: ${err.detail}` : err.detail,
+      stalled: true,
+    };
   if (err.isNotFound) return { reason: 'NotFound', message: err.detail, stalled: true };
   return { reason: 'InvalidSpec', message: err.detail, stalled: true };
 }
 
 /**
- * Why a service call failed when the resource is not the cause: retried, never Stalled. A rejected key
- * says where the key comes from (never the key) and how it gets fixed: a file is read again when it
- * changes, an environment variable only at start.
+ * Why a service call failed when the resource is not the cause. A rejected key says where the key comes
+ * from (never the key) and how it gets fixed: a file is read again when it changes, an environment
+ * variable only at start.
  */
 export function serviceTrouble(err: ServiceError): Problem {
   if (!err.isUnauthorized) return { reason: 'ServiceError', message: err.message, stalled: false };
@@ -81,4 +61,16 @@ export function serviceTrouble(err: ServiceError): Problem {
     message: `the service rejected the API key${from} (${err.detail}); ${fix}`,
     stalled: false,
   };
+}
+
+/**
+ * Whether a failed create certainly made nothing: the service answered 4xx (429 and 401 included: refused
+ * before acting), or the request never left. A 5xx, a reset or timeout after sending, or a 2xx whose body
+ * breaks the contract may come after the service acted.
+ */
+export function madeNothing(err: unknown): boolean {
+  if (!(err instanceof ServiceError) || err instanceof ServiceContractError) return false;
+  if (err.attempts === 0) return true;
+  if (err.status !== undefined) return err.status >= 400 && err.status < 500;
+  return networkRetryable('POST', err);
 }

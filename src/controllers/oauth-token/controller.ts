@@ -1,18 +1,14 @@
-// The OAuthToken controller: OAuthToken resources → the reconciler.
+// The OAuthToken controller: OAuthToken resources → the shared reconciler.
 import type { OAuthTokenResource } from '../../api/oauth-token.ts';
+import { managedController } from '../managed/controller.ts';
 import { OAUTH_TOKENS } from '../resources.ts';
-import { singleKindController } from '../single-kind.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
-import { OAuthTokenReconciler } from './reconciler.ts';
+import { oauthTokenKind } from './kind.ts';
 
 export function oauthTokenController(context: ControllerContext): OperatorController {
-  const { kube, service, resyncMs, logger } = context;
-  return singleKindController<OAuthTokenResource>(
-    context,
-    { name: 'oauthtoken', resource: OAUTH_TOKENS },
-    (tokens) => {
-      const reconciler = new OAuthTokenReconciler({ kube, service, tokens, resyncMs, logger });
-      return (key) => reconciler.reconcile(key);
-    },
-  );
+  return managedController(context, {
+    name: 'oauthtoken',
+    informer: context.informers.resource<OAuthTokenResource>(OAUTH_TOKENS),
+    kind: oauthTokenKind(context.service, context.resyncMs),
+  });
 }

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentConnectionResource } from '../../../src/api/agent-connection.ts';
 import {
-  certainlyNotMade,
   connectionStatus,
   interrupted,
   knownConnectionId,
 } from '../../../src/controllers/agent-connection/connection.ts';
-import { ServiceError } from '../../../src/service/errors.ts';
 
 const cr = (annotations?: Record<string, string>, connectionId?: string): AgentConnectionResource => ({
   apiVersion: 'deploy.agents.dev/v1alpha1',
@@ -15,33 +13,12 @@ const cr = (annotations?: Record<string, string>, connectionId?: string): AgentC
   spec: { agentId: 'agent-1', oauthTokenId: 'tok-1' },
   ...(connectionId ? { status: { connectionId } } : {}),
 });
-const error = (status: number | undefined, cause?: unknown) =>
-  new ServiceError({
-    status,
-    detail: 'd',
-    endpoint: 'POST /x',
-    path: '/x',
-    retryable: true,
-    attempts: 1,
-    cause,
-  });
-const networkError = (code: string) => Object.assign(new Error(code), { code });
 
 describe('agent connection', () => {
   it('knows its id from the annotation first, then status', () => {
     expect(knownConnectionId(cr({ 'deploy.agents.dev/connection-id': 'a' }, 'b'))).toBe('a');
     expect(knownConnectionId(cr(undefined, 'b'))).toBe('b');
     expect(knownConnectionId(cr())).toBeUndefined();
-  });
-
-  it('is certain no connection was made only for a 4xx or a request never sent', () => {
-    expect(certainlyNotMade(error(404))).toBe(true);
-    expect(certainlyNotMade(error(429))).toBe(true);
-    expect(certainlyNotMade(error(undefined, networkError('ECONNREFUSED')))).toBe(true);
-    expect(certainlyNotMade(error(500))).toBe(false);
-    expect(certainlyNotMade(error(502))).toBe(false);
-    expect(certainlyNotMade(error(undefined, networkError('ECONNRESET')))).toBe(false);
-    expect(certainlyNotMade(new Error('other'))).toBe(false);
   });
 
   it('mirrors the connection in status', () => {

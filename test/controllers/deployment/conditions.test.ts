@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  computeConditions,
-  pausedConditions,
-  toConditions,
-} from '../../../src/controllers/deployment/conditions.ts';
+import { computeConditions } from '../../../src/controllers/deployment/conditions.ts';
+import { pausedConditions, toConditions } from '../../../src/controllers/managed/conditions.ts';
 import type { Deployment } from '../../../src/service/wire.ts';
 
 const d = (over: Partial<Deployment>): Deployment =>
@@ -83,7 +80,7 @@ describe('computeConditions', () => {
         lastTransitionTime: '2026-01-01T00:00:00Z',
       },
     ];
-    expect(summary(pausedConditions(previous))).toMatchObject({
+    expect(summary(pausedConditions(previous, 'deploy.agents.dev/paused'))).toMatchObject({
       Ready: 'True/Ready',
       Synced: 'False/ReconcilePaused',
     });

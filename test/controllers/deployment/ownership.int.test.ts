@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
+import { kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
 import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor } from './support.ts';
 
@@ -116,5 +117,39 @@ describe('Deployment ownership', () => {
     const crashy = state.deployments.filter((d) => d.name === 'crashy');
     expect(crashy).toHaveLength(1);
     expect((await getCr(namespace, 'crashy')).status.deploymentId).toBe(crashy[0]!.id);
+  });
+
+  it('keeps its create-pending marker when a create is answered with a body that breaks the contract', async () => {
+    // The service makes the deployment, but the 201 arrives garbled: the operator cannot tell what it made.
+    await fetch(`${emu.adminUrl}/_emulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ garble_rate: 1, paths: ['POST /v2/deployments'] }),
+    });
+    try {
+      await apply(namespace, agentDeployment('garbled', spec()));
+      // The marker survives the broken answer, so the next reconcile looks the name up and takes what it
+      // made instead of creating a second one.
+      await waitFor(namespace, 'garbled', 'condition=Ready');
+      const state = await emulatorState(emu);
+      const made = state.deployments.filter((d) => d.name === 'garbled');
+      expect(made).toHaveLength(1);
+      const cr = await getCr(namespace, 'garbled');
+      expect(cr.status.deploymentId).toBe(made[0]!.id);
+      expect(cr.metadata.annotations['deploy.agents.dev/create-pending']).toBeUndefined();
+      const { stdout } = await kubectl([
+        'get',
+        'events',
+        '-n',
+        namespace,
+        '--field-selector',
+        'involvedObject.name=garbled,reason=Adopted',
+        '-o',
+        'jsonpath={.items[*].message}',
+      ]);
+      expect(stdout).toContain('an earlier create of this resource');
+    } finally {
+      await fetch(`${emu.adminUrl}/_emulator/faults`, { method: 'DELETE' });
+    }
   });
 });

@@ -1,12 +1,12 @@
 // Resources refused for a rejected key fail once, then wait quietly, and are enqueued the moment the
 // service accepts a key again (over real HTTP to the emulator, with a key file swapped like a Secret).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { wakeOnAuthRestored } from '../../src/controllers/auth-wake.ts';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.ts';
-import { ServiceClient } from '../../src/service/client.ts';
-import { ServiceError } from '../../src/service/errors.ts';
-import { FileKeySource } from '../../src/service/key-source.ts';
-import { secretVolume } from '../support/secret-volume.ts';
+import { wakeOnAuthRestored } from '../../../src/controllers/managed/auth-wake.ts';
+import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
+import { ServiceClient } from '../../../src/service/client.ts';
+import { ServiceError } from '../../../src/service/errors.ts';
+import { FileKeySource } from '../../../src/service/key-source.ts';
+import { secretVolume } from '../../support/secret-volume.ts';
 
 let emu: RunningEmulator;
 beforeAll(async () => {

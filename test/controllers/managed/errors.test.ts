@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { isRefusal, outcomeConditions, refusal, serviceTrouble } from '../../src/controllers/conditions.ts';
-import { ServiceError } from '../../src/service/errors.ts';
-import type { KeyOrigin } from '../../src/service/key-source.ts';
+import { outcomeConditions } from '../../../src/controllers/managed/conditions.ts';
+import {
+  isRefusal,
+  madeNothing,
+  refusalProblem,
+  serviceTrouble,
+} from '../../../src/controllers/managed/errors.ts';
+import { ServiceContractError, ServiceError } from '../../../src/service/errors.ts';
+import type { KeyOrigin } from '../../../src/service/key-source.ts';
 
 const error = (status: number | undefined, retryable = false, keySource?: KeyOrigin, attempts = 1) =>
   new ServiceError({
@@ -38,21 +44,63 @@ describe('outcomeConditions', () => {
   });
 });
 
-describe('refusal', () => {
+describe('one classification of service errors', () => {
   it('maps definite 4xx answers to stalled problems in the service words', () => {
-    expect(refusal(error(403), 'not allowed')).toEqual({
+    expect(refusalProblem(error(403), 'not allowed')).toEqual({
       reason: 'Forbidden',
       message: 'not allowed: the words',
       stalled: true,
     });
-    expect(refusal(error(404))).toMatchObject({ reason: 'NotFound', message: 'the words', stalled: true });
-    expect(refusal(error(422))).toMatchObject({ reason: 'InvalidSpec', stalled: true });
+    expect(refusalProblem(error(404))).toMatchObject({
+      reason: 'NotFound',
+      message: 'the words',
+      stalled: true,
+    });
+    expect(refusalProblem(error(422))).toMatchObject({ reason: 'InvalidSpec', stalled: true });
   });
 
-  it('throws what a retry may fix: 5xx, rate limits, network errors, a bad key, other errors', () => {
-    for (const err of [error(500), error(503, true), error(429, true), error(undefined, true), error(401)])
-      expect(() => refusal(err)).toThrow(err);
-    expect(() => refusal(new Error('boom'))).toThrow('boom');
+  it('never takes for a refusal what a retry may fix: 401, 409, 429, 5xx, network, a broken contract', () => {
+    const contract = new ServiceContractError({
+      status: 201,
+      endpoint: 'POST /x',
+      path: '/x',
+      attempts: 1,
+      contractIssues: [{ path: 'id', message: 'missing' }],
+    });
+    for (const err of [
+      error(500),
+      error(503, true),
+      error(429, true),
+      error(undefined, true),
+      error(401),
+      error(409),
+      contract,
+    ])
+      expect(isRefusal(err)).toBe(false);
+    expect(isRefusal(new Error('boom'))).toBe(false);
+    expect([error(400), error(403), error(404), error(422)].every(isRefusal)).toBe(true);
+  });
+
+  it('is certain a create made nothing only for a 4xx, a call never sent, or a request that never left', () => {
+    const networkError = (code: string) => Object.assign(new Error(code), { code });
+    const net = (code: string) =>
+      new ServiceError({
+        status: undefined,
+        detail: 'd',
+        endpoint: 'POST /x',
+        path: '/x',
+        retryable: true,
+        attempts: 1,
+        cause: networkError(code),
+      });
+    expect(madeNothing(error(404))).toBe(true);
+    expect(madeNothing(error(429, true))).toBe(true);
+    expect(madeNothing(error(401, false, undefined, 0))).toBe(true);
+    expect(madeNothing(net('ECONNREFUSED'))).toBe(true);
+    expect(madeNothing(error(500))).toBe(false);
+    expect(madeNothing(error(502, true))).toBe(false);
+    expect(madeNothing(net('ECONNRESET'))).toBe(false);
+    expect(madeNothing(new Error('other'))).toBe(false);
   });
 });
 
@@ -60,11 +108,8 @@ describe('a rejected key', () => {
   const file: KeyOrigin = { kind: 'file', path: '/etc/agent-deploy/credentials/api-key' };
 
   it('is never a refusal of the spec, sent or held back locally', () => {
-    for (const err of [error(401), error(401, false, file), error(401, false, file, 0)]) {
+    for (const err of [error(401), error(401, false, file), error(401, false, file, 0)])
       expect(isRefusal(err)).toBe(false);
-      expect(() => refusal(err)).toThrow(err);
-    }
-    expect([error(400), error(403), error(404), error(409), error(422)].every(isRefusal)).toBe(true);
   });
 
   it('is Unauthorized, not Stalled, naming the key file and how it gets fixed', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OutcomeMemo } from '../../src/controllers/memo.ts';
+import { OutcomeMemo } from '../../../src/controllers/managed/memo.ts';
 
 describe('OutcomeMemo', () => {
   it('answers for the same generation until it is maxAgeMs old', () => {

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { OAuthTokenStatus } from '../../../src/api/oauth-token.ts';
-import { outcomeConditions } from '../../../src/controllers/conditions.ts';
+import { outcomeConditions, toConditions } from '../../../src/controllers/managed/conditions.ts';
 import {
   readyMessage,
   tokenPatch,
   tokenStatus,
   warnedOfProvider,
 } from '../../../src/controllers/oauth-token/token.ts';
-import { nextStatus } from '../../../src/controllers/status.ts';
 
 const seen: OAuthTokenStatus = { providerId: 'github', providerAccountLabel: 'me', isDefault: false };
 
@@ -59,13 +58,10 @@ describe('token status', () => {
     expect(readyMessage('t', seen, true)).not.toContain('warning');
     const warned = readyMessage('t', seen, false);
     expect(warned).toContain('provider github is not among');
-    const status = nextStatus<OAuthTokenStatus>(
-      undefined,
-      seen,
-      outcomeConditions(undefined, warned),
-      1,
-      'T',
-    );
+    const status: OAuthTokenStatus = {
+      ...seen,
+      conditions: toConditions(outcomeConditions(undefined, warned), undefined, 1, 'T'),
+    };
     expect(warnedOfProvider(status)).toBe(true);
     expect(warnedOfProvider({ ...seen })).toBe(false);
   });

@@ -1,0 +1,178 @@
+// The Deployment kind for the shared reconciler: inputs from Secrets, a Listener and the code hosts; the
+// batched observer for what the service holds; the planner; and the status a service deployment shows.
+import { annotations } from '../../api/constants.ts';
+import type { DeploymentResource, DeploymentStatus } from '../../api/deployment.ts';
+import type { ServiceClient } from '../../service/client.ts';
+import { ServiceError } from '../../service/errors.ts';
+import {
+  type CreateDeploymentRequest,
+  type Deployment,
+  type PatchDeploymentRequest,
+  type Revision,
+  terminalRevisionStatuses,
+} from '../../service/wire.ts';
+import type { ManagedKind, ObserveContext, Outcome } from '../managed/kind.ts';
+import { previousObserved } from '../managed/status.ts';
+import { DEPLOYMENTS } from '../resources.ts';
+import { computeConditions, type Observed } from './conditions.ts';
+import { deploymentName, desiredDeployment } from './desired.ts';
+import { type InputSources, resolveInputs } from './inputs.ts';
+import type { DeploymentObserver } from './observer.ts';
+import { type DeploymentInputs, type DeploymentObservation, planDeployment } from './planner.ts';
+import { secretsDigest } from './secrets-digest.ts';
+import { observedStatus, revisionSummaries } from './status.ts';
+
+export interface DeploymentKindDeps {
+  service: ServiceClient;
+  observer: DeploymentObserver;
+  inputs: InputSources;
+  /** The resources bound to a service deployment id (an index of the informer). */
+  owners: (deploymentId: string) => DeploymentResource[];
+  /** How old a cached observation may be for a resource with nothing in flight. */
+  resyncMs: number;
+}
+
+export type DeploymentKind = ManagedKind<
+  DeploymentResource,
+  DeploymentInputs,
+  DeploymentObservation,
+  Deployment,
+  CreateDeploymentRequest,
+  PatchDeploymentRequest
+>;
+
+/** The id this resource is bound to: the annotation survives a lost status. */
+export const knownId = (cr: DeploymentResource): string | undefined =>
+  cr.metadata.annotations?.[annotations.deploymentId] || cr.status?.deploymentId || undefined;
+
+export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
+  const findByName = async (name: string, signal: AbortSignal) => {
+    const candidates = await d.service.listAllDeployments({ name_contains: name }, { signal });
+    return candidates.find((x) => x.name === name) ?? null;
+  };
+  /** By name: the deployment holding it, and whether another resource already holds that. */
+  const lookUp = async (cr: DeploymentResource, signal: AbortSignal) => {
+    const byName = await findByName(deploymentName(cr), signal);
+    if (byName) d.observer.record(byName);
+    const rival = byName
+      ? d.owners(byName.id).find((other) => other.metadata.uid !== cr.metadata.uid)
+      : undefined;
+    return { byName, ...(rival ? { rival: `${rival.metadata.namespace}/${rival.metadata.name}` } : {}) };
+  };
+
+  return {
+    ref: DEPLOYMENTS,
+    logKey: 'deployment',
+    idAnnotation: annotations.deploymentId,
+    guardedCreate: { endpoint: 'POST /v2/deployments' },
+    // A refused request is not sent again until the spec or its inputs change.
+    refusalMemoMs: Number.POSITIVE_INFINITY,
+    knownId,
+    deletes: (cr) => cr.spec.deletionPolicy === 'Delete',
+
+    async resolve(cr) {
+      const resolved = await resolveInputs(cr, d.inputs);
+      if ('problem' in resolved) return resolved;
+      return {
+        inputs: {
+          desired: desiredDeployment(cr, resolved.inputs),
+          digest: secretsDigest(cr.metadata.uid!, resolved.inputs.secrets),
+        },
+      };
+    },
+
+    async observe(cr, context) {
+      const observation: DeploymentObservation = { pending: context.pending, bindingKnown: true };
+      const id = context.id;
+      if (id) {
+        const bound = await d.observer.get(id, context.polling ? 0 : d.resyncMs);
+        if (bound) return { ...observation, bound };
+        observation.gone = id;
+      }
+      // A create whose outcome is unknown may have made it: look by name before creating again.
+      return context.pending ? { ...observation, ...(await lookUp(cr, context.signal)) } : observation;
+    },
+
+    async observeNameTaken(cr, observed, detail, signal) {
+      return { ...observed, nameTaken: detail, ...(await lookUp(cr, signal)) };
+    },
+
+    plan: planDeployment,
+
+    async create(_cr, request, signal) {
+      const created = await d.service.createDeployment(request, { signal });
+      d.observer.record(created);
+      return created;
+    },
+
+    async update(target, patch, signal) {
+      const updated = await d.service.patchDeployment(target.id, patch, { signal });
+      d.observer.record(updated);
+      return updated;
+    },
+
+    async remove(cr, context: ObserveContext<Deployment>) {
+      const id =
+        context.id ??
+        (context.pending ? (await findByName(deploymentName(cr), context.signal))?.id : undefined);
+      if (!id) return;
+      try {
+        await d.service.deleteDeployment(id, { signal: context.signal });
+      } catch (err) {
+        if (!(err instanceof ServiceError && err.isNotFound)) throw err;
+      }
+      d.observer.forget(id);
+    },
+
+    idOf: (x) => x.id,
+    describe: (x) => `service deployment ${x.name} (${x.id})`,
+
+    async status(cr, outcome, signal) {
+      const deployment = outcome.target;
+      if (!deployment)
+        return {
+          observed: previousObserved(cr.status),
+          conditions: computeConditions(undefined, outcome.problem),
+        };
+      const revisions = await revisionsIfMoving(d.service, deployment, cr.status, signal);
+      const observed: Observed = { deployment };
+      const latest = revisions?.find((r) => r.id === deployment.latest_revision_id);
+      if (latest) observed.latestRevision = { id: latest.id, status: latest.status };
+      else if (
+        cr.status?.latestRevision?.id === deployment.latest_revision_id &&
+        deployment.latest_revision_id !== deployment.active_revision_id
+      )
+        observed.latestRevision = cr.status.latestRevision;
+      const summaries = revisionSummaries(deployment, revisions, cr.status?.revisions);
+      const fields: Partial<DeploymentStatus> = observedStatus(deployment, summaries);
+      const digest = sentDigest(cr, outcome);
+      if (digest) fields.secretsDigest = digest;
+      return { observed: fields, conditions: computeConditions(observed, outcome.problem) };
+    },
+
+    forgetExternal: (id) => d.observer.forget(id),
+  };
+}
+
+/** The digest of the secrets the service holds: the current one once they were sent and accepted. */
+function sentDigest(
+  cr: DeploymentResource,
+  outcome: Outcome<Deployment, DeploymentInputs>,
+): string | undefined {
+  const sent = outcome.sent ?? [];
+  const accepted = (sent.includes('create') || sent.includes('secrets')) && !outcome.problem;
+  return accepted ? outcome.inputs?.digest : (cr.status?.secretsDigest ?? outcome.inputs?.digest);
+}
+
+/** Reads the revision list only while the latest revision is not settled: the cheap path has none. */
+async function revisionsIfMoving(
+  service: ServiceClient,
+  d: Deployment,
+  status: DeploymentStatus | undefined,
+  signal: AbortSignal,
+): Promise<Revision[] | undefined> {
+  if (!d.latest_revision_id || d.latest_revision_id === d.active_revision_id) return undefined;
+  const known = status?.latestRevision;
+  if (known?.id === d.latest_revision_id && terminalRevisionStatuses.has(known.status)) return undefined;
+  return (await service.listRevisions(d.id, { limit: 100 }, { signal })).resources;
+}

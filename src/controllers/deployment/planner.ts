@@ -1,0 +1,127 @@
+// What the operator does for a Deployment resource, decided from the resource, its resolved inputs and
+// what the service was seen to hold. A pure function: the reconciler carries its plan out, and
+// `agent-deploy diff` shows it.
+import { annotations } from '../../api/constants.ts';
+import type { DeploymentResource } from '../../api/deployment.ts';
+import type { Deployment, PatchDeploymentRequest } from '../../service/wire.ts';
+import { isPaused, type Plan } from '../managed/plan.ts';
+import { type DesiredDeployment, deploymentName } from './desired.ts';
+import { diffDeployment } from './diff.ts';
+
+export interface DeploymentInputs {
+  desired: DesiredDeployment;
+  /** The digest of the secrets' values, salted per resource: status keeps it, never the values. */
+  digest: string;
+}
+
+export interface DeploymentObservation {
+  /** The service deployment the resource is bound to. */
+  bound?: Deployment;
+  /** The id the resource was bound to, which the service no longer has. */
+  gone?: string;
+  /** The deployment holding the resource's name: null when none does, absent when nobody looked. */
+  byName?: Deployment | null;
+  /** Another resource bound to byName (namespace/name). */
+  rival?: string;
+  /** The service answered a create with 409; its words. */
+  nameTaken?: string;
+  /** A create-pending marker of a create whose outcome is unknown is on the resource. */
+  pending: boolean;
+  /**
+   * Whether anyone could tell which service deployment the resource is bound to. Not so for `diff`
+   * without cluster access: the binding lives in the resource's annotations in the cluster.
+   */
+  bindingKnown: boolean;
+}
+
+export type DeploymentPlan = Plan<DeploymentInputs['desired']['create'], PatchDeploymentRequest, Deployment>;
+
+/** The spec's names for the wire's top-level fields, for events and `diff`. */
+const fieldNames: Record<keyof PatchDeploymentRequest, string> = {
+  source_config: 'sourceConfig',
+  source_revision_config: 'sourceRevisionConfig',
+  revision_source: 'revisionSource',
+  secrets: 'secrets',
+  secret_references: 'secretReferences',
+};
+
+export function planDeployment(
+  cr: DeploymentResource,
+  inputs: DeploymentInputs,
+  observed: DeploymentObservation,
+): DeploymentPlan & { reason?: string; assumption?: string } {
+  if (isPaused(cr)) return { action: 'nothing', reason: `paused (${annotations.paused}: "true")` };
+  if (observed.bound) return changes(cr, inputs, observed.bound);
+
+  const name = deploymentName(cr);
+  const found = observed.byName;
+  if (found) {
+    if (observed.rival)
+      return {
+        action: 'cannot',
+        problem: {
+          reason: 'Conflict',
+          message: `service deployment ${found.id} belongs to ${observed.rival}`,
+          stalled: true,
+        },
+      };
+    const why = observed.pending
+      ? 'an earlier create of this resource'
+      : cr.spec.adopt
+        ? 'spec.adopt'
+        : undefined;
+    if (why) return { ...changes(cr, inputs, found), adopt: { why } };
+    if (!observed.bindingKnown)
+      return {
+        ...changes(cr, inputs, found),
+        assumption: `without cluster access there is no telling whether this resource already holds service deployment ${found.id} (named ${name}); compared as if it does`,
+      };
+    return {
+      action: 'cannot',
+      problem: {
+        reason: 'AlreadyExists',
+        message: `a service deployment named ${name} already exists (${found.id}); set spec.adopt: true to take it over`,
+        stalled: true,
+      },
+    };
+  }
+  if (observed.nameTaken !== undefined)
+    return {
+      action: 'cannot',
+      problem: {
+        reason: 'AlreadyExists',
+        message: `the service refused the name ${name}: ${observed.nameTaken}`,
+        stalled: true,
+      },
+    };
+  return {
+    action: 'create',
+    request: inputs.desired.create,
+    ...(observed.gone ? { replaces: observed.gone } : {}),
+  };
+}
+
+/** Patch, nothing, or cannot, against the deployment the resource holds (or is about to). */
+function changes(
+  cr: DeploymentResource,
+  inputs: DeploymentInputs,
+  target: Deployment,
+): Exclude<DeploymentPlan, { action: 'create' }> {
+  const diff = diffDeployment(inputs.desired, target, {
+    digest: inputs.digest,
+    ...(cr.status?.secretsDigest ? { lastSentDigest: cr.status.secretsDigest } : {}),
+  });
+  if (diff.immutable.length > 0)
+    return {
+      action: 'cannot',
+      target,
+      problem: {
+        reason: 'InvalidSpec',
+        message: `${diff.immutable.join(', ')} ${diff.immutable.length === 1 ? 'differs' : 'differ'} from the service deployment and cannot be changed after creation`,
+        stalled: true,
+      },
+    };
+  if (!diff.patch) return { action: 'nothing', target };
+  const fields = (Object.keys(diff.patch) as (keyof PatchDeploymentRequest)[]).map((k) => fieldNames[k]);
+  return { action: 'patch', target, patch: diff.patch, fields };
+}

@@ -1,0 +1,82 @@
+// The Listener kind for the shared reconciler: bound by id or found by compute_id, registered when asked
+// to (a lookup by compute_id, unique per tenant, precedes every create: a lost answer is found, not
+// repeated), and compute_config kept in sync.
+import type { ListenerResource } from '../../api/listener.ts';
+import type { ServiceClient } from '../../service/client.ts';
+import { ServiceError } from '../../service/errors.ts';
+import type { CreateListenerRequest, Listener, PatchListenerRequest } from '../../service/wire.ts';
+import { outcomeConditions } from '../managed/conditions.ts';
+import type { ManagedKind } from '../managed/kind.ts';
+import { previousObserved } from '../managed/status.ts';
+import { LISTENERS } from '../resources.ts';
+import { computeIdOf, observedStatus } from './desired.ts';
+import { type ListenerObservation, planListener } from './planner.ts';
+
+export type ListenerKind = ManagedKind<
+  ListenerResource,
+  undefined,
+  ListenerObservation,
+  Listener,
+  CreateListenerRequest,
+  PatchListenerRequest
+>;
+
+export function listenerKind(service: ServiceClient, resyncMs: number): ListenerKind {
+  const get = async (id: string, signal: AbortSignal) => {
+    try {
+      return await service.getListener(id, { signal });
+    } catch (err) {
+      if (err instanceof ServiceError && err.isNotFound) return undefined;
+      throw err;
+    }
+  };
+  const findByComputeId = async (computeId: string, signal: AbortSignal) =>
+    (await service.listAllListeners({ limit: 100 }, { signal })).find((l) => l.compute_id === computeId);
+
+  return {
+    ref: LISTENERS,
+    logKey: 'listener',
+    refusalMemoMs: resyncMs / 2,
+    // Nothing is requeued on a timer: a listener not there yet (or a refusal) is looked at again when the
+    // informer's periodic resync wakes every resource, or when the spec changes.
+    outcomeMemoMs: resyncMs / 2,
+    forbidden: () => 'the service does not allow this API key to manage listeners',
+    knownId: (cr) => cr.spec.listenerId ?? cr.status?.listenerId,
+    deletes: () => false,
+    resolve: async () => ({ inputs: undefined }),
+
+    async observe(cr, { id, made, signal }) {
+      const byId = cr.spec.listenerId;
+      if (byId) {
+        const listener = await get(byId, signal);
+        return listener ? { listener } : { missingId: byId };
+      }
+      // The id found earlier saves a walk over every page; it must still be this compute_id's listener.
+      const computeId = computeIdOf(cr);
+      const known = (made as Listener | undefined) ?? (id ? await get(id, signal) : undefined);
+      const listener = known?.compute_id === computeId ? known : await findByComputeId(computeId, signal);
+      return listener ? { listener } : {};
+    },
+
+    async observeNameTaken(cr, _observed, detail, signal) {
+      const listener = await findByComputeId(computeIdOf(cr), signal);
+      return listener ? { listener } : { nameTaken: detail };
+    },
+
+    plan: planListener,
+    create: (_cr, request, signal) => service.createListener(request, { signal }),
+    update: (target, patch, signal) => service.patchListener(target.id, patch, { signal }),
+    remove: async () => {},
+    idOf: (l) => l.id,
+    describe: (l) => `listener ${l.id} (compute_id ${l.compute_id})`,
+
+    async status(cr, { target, problem, looked }) {
+      // Trouble reaching the service keeps what was observed: a Deployment may use the id.
+      const observed = target ? observedStatus(target) : looked ? {} : previousObserved(cr.status);
+      const ready = target
+        ? `listener ${target.id} (compute_id ${target.compute_id}) is registered`
+        : 'no listener';
+      return { observed, conditions: outcomeConditions(problem, ready) };
+    },
+  };
+}

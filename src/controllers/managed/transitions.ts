@@ -1,0 +1,46 @@
+// What a person is told when a resource's conditions move: one Warning Event (and one warn log line) per
+// move into a failure or to a different failure, one Normal Event when it becomes Ready. Pure functions.
+import type { ConditionReason } from '../../api/constants.ts';
+import type { Condition } from '../../api/fields.ts';
+import type { EventSpec } from './status.ts';
+
+/** Ready=False reasons that are progress, not failure: nobody needs to act on them. */
+const progress: ReadonlySet<ConditionReason> = new Set([
+  'Creating',
+  'Queued',
+  'AwaitingBuild',
+  'Building',
+  'AwaitingDeploy',
+  'Deploying',
+  'AwaitingDatabase',
+  'ReconcilePaused',
+]);
+
+const find = (list: Condition[] | undefined, type: Condition['type']) => list?.find((c) => c.type === type);
+
+/**
+ * The failure the conditions show, if any: Stalled first (nothing changes without a person), then a spec
+ * the service does not hold (Synced=False), then a Ready=False that is not progress.
+ */
+export function failureOf(
+  conditions: Condition[] | undefined,
+): { reason: string; message: string } | undefined {
+  const stalled = find(conditions, 'Stalled');
+  if (stalled?.status === 'True') return stalled;
+  const synced = find(conditions, 'Synced');
+  if (synced?.status === 'False' && !progress.has(synced.reason as ConditionReason)) return synced;
+  const ready = find(conditions, 'Ready');
+  if (ready?.status === 'False' && !progress.has(ready.reason as ConditionReason)) return ready;
+  return undefined;
+}
+
+export function transitionEvents(before: Condition[] | undefined, after: Condition[]): EventSpec[] {
+  const events: EventSpec[] = [];
+  const ready = find(after, 'Ready');
+  if (ready?.status === 'True' && find(before, 'Ready')?.status !== 'True')
+    events.push({ type: 'Normal', reason: 'Ready', message: ready.message });
+  const failure = failureOf(after);
+  if (failure && failure.reason !== failureOf(before)?.reason)
+    events.push({ type: 'Warning', reason: failure.reason, message: failure.message });
+  return events;
+}

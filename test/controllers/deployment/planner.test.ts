@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import type { DeploymentResource } from '../../../src/api/deployment.ts';
+import { desiredDeployment } from '../../../src/controllers/deployment/desired.ts';
+import { type DeploymentObservation, planDeployment } from '../../../src/controllers/deployment/planner.ts';
+import { secretsDigest } from '../../../src/controllers/deployment/secrets-digest.ts';
+import type { Deployment } from '../../../src/service/wire.ts';
+
+const uid = 'uid-1';
+const resource = (
+  over: { adopt?: boolean; image?: string; annotations?: Record<string, string>; sentDigest?: string } = {},
+): DeploymentResource => ({
+  apiVersion: 'deploy.agents.dev/v1alpha1',
+  kind: 'Deployment',
+  metadata: {
+    name: 'web',
+    namespace: 'team',
+    uid,
+    ...(over.annotations ? { annotations: over.annotations } : {}),
+  },
+  spec: {
+    source: 'internal_docker',
+    sourceConfig: { deploymentType: 'prod' },
+    sourceRevisionConfig: { imageUri: over.image ?? 'agent:1' },
+    deletionPolicy: 'Delete',
+    adopt: over.adopt ?? false,
+  },
+  ...(over.sentDigest ? { status: { secretsDigest: over.sentDigest } } : {}),
+});
+const held = (over: Partial<Deployment> = {}): Deployment => ({
+  id: 'dep-1',
+  tenant_id: 't',
+  name: 'web',
+  source: 'internal_docker',
+  source_config: { deployment_type: 'prod' },
+  source_revision_config: { image_uri: 'agent:1' },
+  // The service does not echo values: what it holds is told by the digest of what was last sent.
+  secrets: [{ name: 'TOKEN', value: '' }],
+  created_at: '2026-01-01T00:00:00Z',
+  updated_at: '2026-01-01T00:00:00Z',
+  status: 'READY',
+  latest_revision_id: 'r1',
+  active_revision_id: 'r1',
+  ...over,
+});
+const secrets = [{ name: 'TOKEN', value: 'canary-9f3a' }];
+const inputsOf = (cr: DeploymentResource, values = secrets) => ({
+  desired: desiredDeployment(cr, { secrets: values }),
+  digest: secretsDigest(uid, values),
+});
+const seen = (over: Partial<DeploymentObservation> = {}): DeploymentObservation => ({
+  pending: false,
+  bindingKnown: true,
+  ...over,
+});
+const sent = secretsDigest(uid, secrets);
+const pendingMarker = { 'deploy.agents.dev/create-pending': '2026-11-23T00:00:00Z' };
+
+/** Action, adoption and problem reason: what a reader of the table compares. */
+const summary = (plan: ReturnType<typeof planDeployment>) => ({
+  action: plan.action,
+  ...(plan.action !== 'create' && plan.adopt ? { adopt: plan.adopt.why } : {}),
+  ...(plan.action === 'cannot' ? { reason: plan.problem.reason } : {}),
+  ...(plan.action === 'patch' ? { fields: plan.fields } : {}),
+});
+
+const table: {
+  name: string;
+  cr: DeploymentResource;
+  observed: DeploymentObservation;
+  values?: typeof secrets;
+  want: ReturnType<typeof summary>;
+}[] = [
+  { name: 'nothing known: create', cr: resource(), observed: seen(), want: { action: 'create' } },
+  {
+    name: 'bound and equal, secrets digest as last sent: nothing',
+    cr: resource({ sentDigest: sent }),
+    observed: seen({ bound: held() }),
+    want: { action: 'nothing' },
+  },
+  {
+    name: 'a rotated secret value changes the digest: patch secrets',
+    cr: resource({ sentDigest: sent }),
+    observed: seen({ bound: held() }),
+    values: [{ name: 'TOKEN', value: 'rotated' }],
+    want: { action: 'patch', fields: ['secrets'] },
+  },
+  {
+    name: 'no digest recorded yet: the secrets are sent',
+    cr: resource(),
+    observed: seen({ bound: held() }),
+    want: { action: 'patch', fields: ['secrets'] },
+  },
+  {
+    name: 'a changed image: patch sourceRevisionConfig',
+    cr: resource({ image: 'agent:2', sentDigest: sent }),
+    observed: seen({ bound: held() }),
+    want: { action: 'patch', fields: ['sourceRevisionConfig'] },
+  },
+  {
+    name: 'an immutable field differs: cannot, InvalidSpec',
+    cr: resource({ sentDigest: sent }),
+    observed: seen({ bound: held({ source_config: { deployment_type: 'dev' } }) }),
+    want: { action: 'cannot', reason: 'InvalidSpec' },
+  },
+  {
+    name: 'the bound id is gone: create again',
+    cr: resource(),
+    observed: seen({ gone: 'dep-0' }),
+    want: { action: 'create' },
+  },
+  {
+    name: 'a pending marker meeting a 409, the name held by no one else: adopt the earlier create',
+    cr: resource({ annotations: pendingMarker, sentDigest: sent }),
+    observed: seen({ pending: true, nameTaken: 'exists', byName: held() }),
+    want: { action: 'nothing', adopt: 'an earlier create of this resource' },
+  },
+  {
+    name: 'a pending marker meeting a 409 for a name nobody shows: cannot, AlreadyExists',
+    cr: resource({ annotations: pendingMarker }),
+    observed: seen({ pending: true, nameTaken: 'name is reserved', byName: null }),
+    want: { action: 'cannot', reason: 'AlreadyExists' },
+  },
+  {
+    name: 'a pending marker and the name held by another resource: cannot, Conflict',
+    cr: resource({ annotations: pendingMarker }),
+    observed: seen({ pending: true, byName: held(), rival: 'team/other' }),
+    want: { action: 'cannot', reason: 'Conflict' },
+  },
+  {
+    name: 'a 409 without spec.adopt: cannot, AlreadyExists',
+    cr: resource(),
+    observed: seen({ nameTaken: 'exists', byName: held() }),
+    want: { action: 'cannot', reason: 'AlreadyExists' },
+  },
+  {
+    name: 'a 409 with spec.adopt: adopt, then patch what differs',
+    cr: resource({ adopt: true, image: 'agent:2' }),
+    observed: seen({ nameTaken: 'exists', byName: held() }),
+    want: { action: 'patch', adopt: 'spec.adopt', fields: ['sourceRevisionConfig', 'secrets'] },
+  },
+  {
+    name: 'spec.adopt when another resource holds it: cannot, Conflict',
+    cr: resource({ adopt: true }),
+    observed: seen({ nameTaken: 'exists', byName: held(), rival: 'team/first' }),
+    want: { action: 'cannot', reason: 'Conflict' },
+  },
+  {
+    name: 'paused: nothing, whatever the service holds',
+    cr: resource({ image: 'agent:2', annotations: { 'deploy.agents.dev/paused': 'true' } }),
+    observed: seen({ bound: held() }),
+    want: { action: 'nothing' },
+  },
+];
+
+describe('planDeployment', () => {
+  for (const row of table)
+    it(row.name, () => {
+      expect(summary(planDeployment(row.cr, inputsOf(row.cr, row.values), row.observed))).toEqual(row.want);
+    });
+
+  it('advises spec.adopt only when the binding is known', () => {
+    const cr = resource({ sentDigest: sent });
+    const known = planDeployment(cr, inputsOf(cr), seen({ byName: held() }));
+    expect(known.action === 'cannot' && known.problem.message).toContain('set spec.adopt: true');
+    const unknown = planDeployment(cr, inputsOf(cr), seen({ byName: held(), bindingKnown: false }));
+    expect(unknown).toMatchObject({ action: 'nothing' });
+    expect(unknown.assumption).toContain('no telling whether this resource already holds');
+    expect(JSON.stringify(unknown)).not.toContain('spec.adopt');
+  });
+
+  it('names the gone id it replaces, and says why it is paused', () => {
+    const cr = resource();
+    expect(planDeployment(cr, inputsOf(cr), seen({ gone: 'dep-0' }))).toMatchObject({ replaces: 'dep-0' });
+    const paused = resource({ annotations: { 'deploy.agents.dev/paused': 'true' } });
+    expect(planDeployment(paused, inputsOf(paused), seen()).reason).toContain('paused');
+  });
+});
