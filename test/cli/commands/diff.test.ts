@@ -209,7 +209,7 @@ describe('agent-deploy diff', () => {
       ),
     );
     const reason =
-      'sourceConfig.deploymentType differ from the service deployment and cannot be changed after creation';
+      'sourceConfig.deploymentType differs from the service deployment and cannot be changed after creation';
     const { results, stderr } = await refusedDiff(file);
     expect(results[0]).toMatchObject({ action: 'cannot', deploymentId: existing.id, reason });
     expect(stderr).toBe(`agent-deploy: the operator could not apply agents/existing (${reason})\n`);
