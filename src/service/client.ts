@@ -288,6 +288,12 @@ export class ServiceClient {
   listAllListeners(query: Omit<PageQuery, 'offset'> = {}, options?: CallOptions) {
     return collect(this.iterateListeners(query, options));
   }
+
+  /** The deployment named exactly `name`: `name_contains` is a substring filter, so every page is read. */
+  async findDeploymentByName(name: string, options?: CallOptions): Promise<Deployment | undefined> {
+    const candidates = await this.listAllDeployments({ name_contains: name }, options);
+    return candidates.find((d) => d.name === name);
+  }
 }
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {

@@ -4,7 +4,6 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../service/client.ts';
 import { type Revision, type RevisionStatus, revisionStatuses } from '../../service/wire.ts';
-import { findDeploymentByName } from '../find-deployment.ts';
 import { cell, print } from '../output.ts';
 import { addServiceOptions, notFoundAs, type ServiceFlags, withService } from '../service-options.ts';
 
@@ -55,7 +54,7 @@ async function listRevisions(
 ): Promise<Revision[]> {
   let id = deployment;
   if (!isId(deployment)) {
-    const found = await findDeploymentByName(client, deployment);
+    const found = await client.findDeploymentByName(deployment);
     if (!found) throw new Error(`deployment ${deployment} not found (no deployment has exactly that name)`);
     id = found.id;
   }

@@ -46,10 +46,8 @@ export const knownId = (cr: DeploymentResource): string | undefined =>
   cr.metadata.annotations?.[annotations.deploymentId] || cr.status?.deploymentId || undefined;
 
 export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
-  const findByName = async (name: string, signal: AbortSignal) => {
-    const candidates = await d.service.listAllDeployments({ name_contains: name }, { signal });
-    return candidates.find((x) => x.name === name) ?? null;
-  };
+  const findByName = async (name: string, signal: AbortSignal) =>
+    (await d.service.findDeploymentByName(name, { signal })) ?? null;
   /** By name: the deployment holding it, and whether another resource already holds that. */
   const lookUp = async (cr: DeploymentResource, signal: AbortSignal) => {
     const byName = await findByName(deploymentName(cr), signal);

@@ -45,12 +45,14 @@ const fieldNames: Record<keyof PatchDeploymentRequest, string> = {
   secret_references: 'secretReferences',
 };
 
+export const pausedReason = `paused (${annotations.paused}: "true")`;
+
 export function planDeployment(
   cr: DeploymentResource,
   inputs: DeploymentInputs,
   observed: DeploymentObservation,
 ): DeploymentPlan & { reason?: string; assumption?: string } {
-  if (isPaused(cr)) return { action: 'nothing', reason: `paused (${annotations.paused}: "true")` };
+  if (isPaused(cr)) return { action: 'nothing', reason: pausedReason };
   if (observed.bound) return changes(cr, inputs, observed.bound);
 
   const name = deploymentName(cr);
