@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
-import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor } from './support.ts';
+import {
+  agentDeployment,
+  apply,
+  emulatorState,
+  getCr,
+  setUp,
+  waitFor,
+  warnings as warnLines,
+} from './support.ts';
 
 const PATCH = 'PATCH /v2/deployments/{deployment_id}';
 const conditionsOf = (cr: { status: { conditions: { type: string; status: string; reason: string }[] } }) =>
@@ -108,6 +116,9 @@ describe('Deployment lifecycle', () => {
     await vi.waitFor(async () => expect(await warnings()).not.toBe(''), { timeout: 5_000 });
     // One failure, one Warning: not a RevisionFailed beside the Stalled one.
     expect((await warnings()).split(' ')).toEqual(['BuildFailed']);
+    expect(warnLines(operator.logs, `${namespace}/broken`)).toContainEqual(
+      expect.objectContaining({ reason: 'BuildFailed', message: expect.stringContaining('BUILD_FAILED') }),
+    );
 
     await apply(namespace, agentDeployment('broken', docker('agent:fixed')));
     await waitFor(namespace, 'broken', 'condition=Ready');

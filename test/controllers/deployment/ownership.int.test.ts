@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
-import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor } from './support.ts';
+import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor, warnings } from './support.ts';
 
 const spec = (name?: string, extra: Record<string, unknown> = {}) => ({
   ...(name ? { name } : {}),
@@ -54,6 +54,9 @@ describe('Deployment ownership', () => {
     let cr = await getCr(namespace, 'pre-existing');
     expect(condition(cr, 'Stalled')).toMatchObject({ reason: 'AlreadyExists' });
     expect(condition(cr, 'Stalled').message).toContain('spec.adopt');
+    expect(warnings(operator.logs, `${namespace}/pre-existing`)).toContainEqual(
+      expect.objectContaining({ reason: 'AlreadyExists' }),
+    );
     expect(cr.status.deploymentId).toBeUndefined();
     // Stalled means no retrying: its own writes must not wake it into another create attempt.
     const posts = async () => (await emulatorState(emu)).calls['POST /v2/deployments'] ?? 0;
@@ -85,6 +88,9 @@ describe('Deployment ownership', () => {
     const second = await getCr(namespace, 'second');
     expect(condition(second, 'Stalled')).toMatchObject({ reason: 'Conflict' });
     expect(condition(second, 'Stalled').message).toContain(`${namespace}/first`);
+    expect(warnings(operator.logs, `${namespace}/second`)).toContainEqual(
+      expect.objectContaining({ reason: 'Conflict', message: expect.stringContaining(`${namespace}/first`) }),
+    );
     expect((await emulatorState(emu)).deployments.filter((d) => d.name === 'shared-name')).toHaveLength(1);
   });
 

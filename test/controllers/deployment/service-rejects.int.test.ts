@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSeed, defaultSeedIds } from '../../../src/emulator/seed.ts';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
-import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor } from './support.ts';
+import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor, warnings } from './support.ts';
 
 const installed = defaultSeedIds.installedIntegration;
 const managed = defaultSeedIds.managedIntegration;
@@ -21,6 +21,16 @@ interface Case {
 }
 
 const cases: Case[] = [
+  {
+    name: 'unknown-repository',
+    spec: {
+      source: 'codehost',
+      repository: { owner: 'acme', name: 'nowhere' },
+      sourceRevisionConfig: { graphConfigPath: 'langgraph.json' },
+    },
+    reason: 'RepositoryNotFound',
+    message: 'repository acme/nowhere',
+  },
   {
     name: 'unknown-integration',
     spec: {
@@ -146,6 +156,10 @@ describe('service-invalid specs', () => {
       expect({ name: c.name, reason: stalled.reason }).toEqual({ name: c.name, reason: c.reason });
       expect(stalled.message, c.name).toContain(c.message);
       expect(cr.status.deploymentId, c.name).toBeUndefined();
+      // Where people look: the operator's log says which resource, why, and in the service's words.
+      expect(warnings(operator.logs, `${namespace}/${c.name}`), c.name).toContainEqual(
+        expect.objectContaining({ reason: c.reason, message: expect.stringContaining(c.message) }),
+      );
     }
     expect((await emulatorState(emu)).deployments).toEqual([]);
 

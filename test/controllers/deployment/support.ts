@@ -61,3 +61,15 @@ export async function waitFor(
     `--timeout=${timeoutS}s`,
   ]);
 }
+
+/** The operator's `warn` log lines about one resource, parsed: what a person tailing the logs sees. */
+export function warnings(logs: string[], key: string): { reason?: string; message?: string; msg: string }[] {
+  return logs.flatMap((line) => {
+    try {
+      const entry = JSON.parse(line) as { level?: number; deployment?: string; msg: string };
+      return entry.level === 40 && entry.deployment === key ? [entry] : [];
+    } catch {
+      return [];
+    }
+  });
+}
