@@ -1,5 +1,4 @@
-// The next status of a Deployment resource, and whether writing it would change anything.
-import { isDeepStrictEqual } from 'node:util';
+// The observed part of a Deployment resource's status: the service deployment and its revisions.
 import { type DeploymentStatus, statusRevisionsLimit } from '../../api/deployment.ts';
 import type { Deployment, Revision } from '../../service/wire.ts';
 
@@ -55,10 +54,3 @@ export function observedStatus(d: Deployment, revisions: RevisionSummary[]): Par
     ...(revisions.length > 0 ? { revisions } : {}),
   };
 }
-
-/** Writing `next` over `current` would change nothing. */
-export function statusUnchanged(current: DeploymentStatus | undefined, next: DeploymentStatus): boolean {
-  return isDeepStrictEqual(normalize(current ?? {}), normalize(next));
-}
-
-const normalize = (s: object) => JSON.parse(JSON.stringify(s));

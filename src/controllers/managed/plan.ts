@@ -20,4 +20,3 @@ export type Plan<Create, Patch, External> =
 export const isPaused = (cr: { metadata: { annotations?: Record<string, string> } }): boolean =>
   cr.metadata.annotations?.[annotations.paused] === 'true';
 
-export type AnyPlan = Plan<unknown, unknown, unknown>;
