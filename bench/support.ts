@@ -14,7 +14,8 @@ import { type ControlPlane, startControlPlane } from '../src/controlplane/contro
 import { installCrds } from '../src/controlplane/crds.ts';
 import { freePort } from '../src/controlplane/ports.ts';
 import { type RunningEmulator, startEmulator } from '../src/emulator/server.ts';
-import { KubeClient, SECRETS } from '../src/runtime/kube.ts';
+import { KubeClient } from '../src/runtime/kube.ts';
+import { SECRETS } from '../src/runtime/kube-objects.ts';
 
 const run = promisify(execFile);
 

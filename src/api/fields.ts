@@ -2,7 +2,7 @@
 // Everything here is plain zod plus `.meta()` keys that the generator (crd.ts) copies into the CRD.
 
 import { z } from 'zod';
-import type { ObjectMeta } from '../runtime/kube.ts';
+import type { ObjectMeta } from '../runtime/kube-objects.ts';
 import { type apiVersion, conditionStatuses, conditionTypes } from './constants.ts';
 
 /** One `x-kubernetes-validations` entry: a CEL rule the apiserver enforces, with the message users see. */

@@ -6,7 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { apiVersion, kindNames } from '../api/constants.ts';
 import { type DeploymentResource, DeploymentSpec } from '../api/deployment.ts';
-import type { KubeObject } from '../runtime/kube.ts';
+import type { KubeObject } from '../runtime/kube-objects.ts';
 
 export interface Manifest {
   /** The path it was read from; `-` for standard input. */

@@ -1,7 +1,7 @@
 // The REST resource of each kind of our API, derived from src/api's names: the CRDs and every client
 // read the same plural and scope.
 import { group, type KindName, kindNames, version } from '../api/constants.ts';
-import type { ResourceRef } from '../runtime/kube.ts';
+import type { ResourceRef } from '../runtime/kube-objects.ts';
 
 const resourceOf = (kind: KindName): ResourceRef => ({
   group,

@@ -4,7 +4,9 @@
 // and at which version and wakes the resources that reference one; the data of a referenced Secret is
 // read with one GET and kept, keyed by resourceVersion, only while a resource references it.
 import type { Informer } from '../runtime/informer.ts';
-import { type KubeClient, KubeError, type KubeObject } from '../runtime/kube.ts';
+import type { KubeClient } from '../runtime/kube.ts';
+import { KubeError } from '../runtime/kube-errors.ts';
+import type { KubeObject } from '../runtime/kube-objects.ts';
 
 export type SecretLookup = { data: Record<string, string> } | { missing: 'NotFound' | 'Forbidden' };
 

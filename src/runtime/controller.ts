@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { sleep } from './clock.ts';
 import type { Informer } from './informer.ts';
-import { type KubeObject, objectKey } from './kube.ts';
+import { type KubeObject, objectKey } from './kube-objects.ts';
 import { reconcileMetrics, workqueueMetrics } from './metrics.ts';
 import { RateLimiter, type RateLimiterOptions, WorkQueue } from './workqueue.ts';
 

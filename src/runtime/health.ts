@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Controller } from './controller.ts';
 import type { Informer } from './informer.ts';
-import type { KubeObject } from './kube.ts';
+import type { KubeObject } from './kube-objects.ts';
 
 /** Returns the problems found; none means healthy. */
 export type Check = () => string[];

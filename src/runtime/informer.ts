@@ -10,16 +10,9 @@
 import type { Logger } from 'pino';
 import { exponentialDelayMs, jittered } from './backoff.ts';
 import { sleep } from './clock.ts';
-import {
-  isGone,
-  type KubeClient,
-  type KubeError,
-  type KubeObject,
-  type ListPage,
-  objectKey,
-  type ResourceRef,
-  type WatchEvent,
-} from './kube.ts';
+import type { KubeClient, ListPage, WatchEvent } from './kube.ts';
+import { isGone, type KubeError } from './kube-errors.ts';
+import { type KubeObject, objectKey, type ResourceRef } from './kube-objects.ts';
 
 /** Where the informer reads from (client-go's ListerWatcher). */
 export interface ListerWatcher<T extends KubeObject> {

@@ -11,60 +11,21 @@
 // The kubeconfig (kubeconfig.ts: files, KUBECONFIG lists, in-cluster) gives server, TLS and the user;
 // kube-credentials.ts gives fresh credentials for every request (rotated token files, exec plugins),
 // and kube-dispatchers.ts one pooled undici Agent that follows the client certificate.
-import { randomBytes } from 'node:crypto';
 import { type Dispatcher, request } from 'undici';
 import { type Credentials, UserCredentials } from './kube-credentials.ts';
 import { KubeDispatchers } from './kube-dispatchers.ts';
+import { isGone, KubeError, statusError } from './kube-errors.ts';
+import {
+  EVENTS,
+  type KubeObject,
+  LEASES,
+  type Lease,
+  type ResourceRef,
+  resourcePath,
+  SECRETS,
+  type Secret,
+} from './kube-objects.ts';
 import type { KubeconfigLike } from './kubeconfig.ts';
-
-export interface ResourceRef {
-  /** '' for the core group. */
-  group: string;
-  version: string;
-  plural: string;
-  namespaced: boolean;
-}
-
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  generateName?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: Array<Record<string, unknown>>;
-}
-
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-}
-
-/** A failed API call, from the apiserver's Status object. */
-export class KubeError extends Error {
-  readonly status: number;
-  readonly reason: string;
-  readonly details: unknown;
-
-  constructor(status: number, reason: string, message: string, details?: unknown) {
-    super(message);
-    this.name = 'KubeError';
-    this.status = status;
-    this.reason = reason;
-    this.details = details;
-  }
-}
-
-export const isNotFound = (err: unknown): boolean => err instanceof KubeError && err.status === 404;
-export const isConflict = (err: unknown): boolean => err instanceof KubeError && err.status === 409;
-/** 410: the resourceVersion (or continue token) is too old; relist. */
-export const isGone = (err: unknown): boolean => err instanceof KubeError && err.status === 410;
 
 export type WatchEvent<T> =
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
@@ -108,107 +69,8 @@ export type JsonPatchOp =
   | { op: 'remove'; path: string }
   | { op: 'move' | 'copy'; from: string; path: string };
 
-export interface Secret extends KubeObject {
-  type?: string;
-  data?: Record<string, string>;
-}
-
-export interface Lease extends KubeObject {
-  spec: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
-
 const partialMetadata = (kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList') =>
   `application/json;as=${kind};g=meta.k8s.io;v=v1`;
-
-export const SECRETS: ResourceRef = { group: '', version: 'v1', plural: 'secrets', namespaced: true };
-export const CONFIGMAPS: ResourceRef = { group: '', version: 'v1', plural: 'configmaps', namespaced: true };
-export const EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events', namespaced: true };
-export const LEASES: ResourceRef = {
-  group: 'coordination.k8s.io',
-  version: 'v1',
-  plural: 'leases',
-  namespaced: true,
-};
-
-/** `namespace/name`, or `name` for cluster-scoped objects: the key of caches and queues. */
-export function objectKey(obj: KubeObject): string {
-  return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
-}
-
-export function splitKey(key: string): { namespace?: string; name: string } {
-  const slash = key.indexOf('/');
-  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
-
-export function resourcePath(res: ResourceRef, namespace?: string, name?: string, sub?: string): string {
-  const base = res.group === '' ? `/api/${res.version}` : `/apis/${res.group}/${res.version}`;
-  const ns = res.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-  const obj = name ? `/${encodeURIComponent(name)}` : '';
-  return `${base}${ns}/${res.plural}${obj}${sub ? `/${sub}` : ''}`;
-}
-
-/** Maps an error response (a Status object, or anything else) to a KubeError. */
-export function statusError(httpStatus: number, body: string): KubeError {
-  try {
-    const status = JSON.parse(body) as {
-      code?: number;
-      reason?: string;
-      message?: string;
-      details?: unknown;
-    };
-    return new KubeError(
-      status.code ?? httpStatus,
-      status.reason ?? '',
-      status.message ?? body,
-      status.details,
-    );
-  } catch {
-    return new KubeError(httpStatus, '', body.slice(0, 500) || `HTTP ${httpStatus}`);
-  }
-}
-
-export interface InvolvedObject {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-}
-
-/** A core/v1 Event (shown by `kubectl describe`) about `involved`. */
-export function buildEvent(
-  involved: InvolvedObject,
-  event: { type: 'Normal' | 'Warning'; reason: string; message: string; action?: string },
-  component: string,
-  now: Date,
-): KubeObject & Record<string, unknown> {
-  const time = now.toISOString();
-  return {
-    apiVersion: 'v1',
-    kind: 'Event',
-    // Named like client-go's recorder: the object's name and a unique time-based suffix.
-    metadata: { name: `${involved.name}.${eventSuffix(now)}`, namespace: involved.namespace ?? 'default' },
-    involvedObject: involved,
-    type: event.type,
-    reason: event.reason,
-    message: event.message,
-    action: event.action ?? event.reason,
-    source: { component },
-    reportingComponent: component,
-    reportingInstance: component,
-    firstTimestamp: time,
-    lastTimestamp: time,
-    eventTime: null,
-    count: 1,
-  };
-}
 
 export interface KubeClientOptions {
   /** Per-request timeout for everything but watches (default 30 s). */
@@ -588,10 +450,6 @@ export class KubeClient {
     if (response.statusCode >= 300) throw statusError(response.statusCode, text);
     return JSON.parse(text) as T;
   }
-}
-
-function eventSuffix(now: Date): string {
-  return `${now.getTime().toString(16)}${randomBytes(3).toString('hex')}`;
 }
 
 async function* noEvents(): AsyncGenerator<never> {}

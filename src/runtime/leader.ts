@@ -8,7 +8,9 @@
 // Graceful order for a process: stop the controllers (finish in-flight work), then stop() here.
 import type { Logger } from 'pino';
 import { sleep } from './clock.ts';
-import { isConflict, isNotFound, type KubeClient, type Lease } from './kube.ts';
+import type { KubeClient } from './kube.ts';
+import { isConflict, isNotFound } from './kube-errors.ts';
+import type { Lease } from './kube-objects.ts';
 
 export interface LeaderElectionOptions {
   client: KubeClient;

@@ -2,7 +2,8 @@
 // SharedInformerFactory): a kind two controllers need is listed, watched and cached once.
 import type { Logger } from 'pino';
 import { Informer, metadataListerWatcher, resourceListerWatcher } from './informer.ts';
-import type { KubeClient, KubeObject, ResourceRef } from './kube.ts';
+import type { KubeClient } from './kube.ts';
+import type { KubeObject, ResourceRef } from './kube-objects.ts';
 
 export interface SharedInformersOptions {
   /** Namespaces to watch; undefined: all. Cluster-scoped kinds ignore it. */

@@ -3,7 +3,8 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Controller, watchPrimary, watchSecondary } from '../../src/runtime/controller.ts';
 import { Informer, resourceListerWatcher } from '../../src/runtime/informer.ts';
-import { CONFIGMAPS, KubeClient, type KubeObject, SECRETS, type Secret } from '../../src/runtime/kube.ts';
+import { KubeClient } from '../../src/runtime/kube.ts';
+import { CONFIGMAPS, type KubeObject, SECRETS, type Secret } from '../../src/runtime/kube-objects.ts';
 import { adminKubeConfig, createTestNamespace } from '../support/kube.ts';
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };

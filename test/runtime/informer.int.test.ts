@@ -2,7 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { informersFresh } from '../../src/runtime/health.ts';
 import { Informer, type ListerWatcher, resourceListerWatcher } from '../../src/runtime/informer.ts';
-import { CONFIGMAPS, KubeClient, type KubeObject, type ResourceRef } from '../../src/runtime/kube.ts';
+import { KubeClient } from '../../src/runtime/kube.ts';
+import { CONFIGMAPS, type KubeObject, type ResourceRef } from '../../src/runtime/kube-objects.ts';
 import { adminKubeConfig, createTestNamespace, installCrds, kubectl } from '../support/kube.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Informer, type ListerWatcher } from '../../src/runtime/informer.ts';
-import { KubeError, type KubeObject, type WatchEvent } from '../../src/runtime/kube.ts';
+import type { WatchEvent } from '../../src/runtime/kube.ts';
+import { KubeError } from '../../src/runtime/kube-errors.ts';
+import type { KubeObject } from '../../src/runtime/kube-objects.ts';
 
 const obj = (name: string, rv: string): KubeObject => ({
   metadata: { name, namespace: 'ns', resourceVersion: rv },

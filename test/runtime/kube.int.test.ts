@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeClient, type WatchEvent } from '../../src/runtime/kube.ts';
+import { isConflict, isGone, isNotFound, type KubeError } from '../../src/runtime/kube-errors.ts';
+import { buildEvent } from '../../src/runtime/kube-events.ts';
 import {
-  buildEvent,
   CONFIGMAPS,
   EVENTS,
-  isConflict,
-  isGone,
-  isNotFound,
-  KubeClient,
-  type KubeError,
   type KubeObject,
   type ResourceRef,
   SECRETS,
-  type WatchEvent,
-} from '../../src/runtime/kube.ts';
+} from '../../src/runtime/kube-objects.ts';
 import { adminKubeConfig, createTestNamespace, installCrds } from '../support/kube.ts';
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };

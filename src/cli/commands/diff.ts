@@ -20,14 +20,9 @@ import {
 import { secretsDigest } from '../../controllers/deployment/secrets-digest.ts';
 import { isPaused } from '../../controllers/managed/plan.ts';
 import { DEPLOYMENTS, LISTENERS } from '../../controllers/resources.ts';
-import {
-  isNotFound,
-  KubeClient,
-  type KubeObject,
-  type ResourceRef,
-  SECRETS,
-  type Secret,
-} from '../../runtime/kube.ts';
+import { KubeClient } from '../../runtime/kube.ts';
+import { isNotFound } from '../../runtime/kube-errors.ts';
+import { type KubeObject, type ResourceRef, SECRETS, type Secret } from '../../runtime/kube-objects.ts';
 import { loadKubeconfig } from '../../runtime/kubeconfig.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import type { CreateDeploymentRequest, Deployment } from '../../service/wire.ts';

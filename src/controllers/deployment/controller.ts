@@ -4,7 +4,7 @@
 import type { DeploymentResource } from '../../api/deployment.ts';
 import type { ListenerResource } from '../../api/listener.ts';
 import { watchSecondary } from '../../runtime/controller.ts';
-import { objectKey, SECRETS } from '../../runtime/kube.ts';
+import { objectKey, SECRETS } from '../../runtime/kube-objects.ts';
 import { managedController } from '../managed/controller.ts';
 import { DEPLOYMENTS, LISTENERS } from '../resources.ts';
 import { SecretReader } from '../secret-reader.ts';

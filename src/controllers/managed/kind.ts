@@ -2,7 +2,7 @@
 // planner, and the calls that carry a plan out (crossplane-runtime's ExternalClient, with the planner
 // made a pure function so `agent-deploy diff` can call it too). Everything else (finalizer, create-pending
 // marker, binding, status writes, events, error classification, requeue) is the reconciler's.
-import type { ResourceRef } from '../../runtime/kube.ts';
+import type { ResourceRef } from '../../runtime/kube-objects.ts';
 import type { ConditionSet, Problem } from './conditions.ts';
 import type { Plan } from './plan.ts';
 import type { Resource } from './resource-io.ts';

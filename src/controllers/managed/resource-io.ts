@@ -1,7 +1,9 @@
 // The Kubernetes side of the shared reconciler: status through the subresource (only when it changes,
 // clearing fields that no longer apply), metadata writes with the precondition each one needs, Events.
 import type { Logger } from 'pino';
-import { buildEvent, type KubeClient, type KubeObject, type ResourceRef } from '../../runtime/kube.ts';
+import type { KubeClient } from '../../runtime/kube.ts';
+import { buildEvent } from '../../runtime/kube-events.ts';
+import type { KubeObject, ResourceRef } from '../../runtime/kube-objects.ts';
 import { type EventSpec, statusPatch, statusUnchanged } from './status.ts';
 
 const component = 'agent-deploy-operator';
