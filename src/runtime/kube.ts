@@ -6,7 +6,7 @@
 //   pile up under a controller's request rate;
 // - its Watch hides the HTTP status of a failed watch and swallows unparsable lines, and its model
 //   serializer drops fields it has no name for (e.g. `x-kubernetes-*` on CRDs, unknown CR fields);
-// - merge-patch vs JSON-patch content types need per-call middleware there;
+// - a merge patch (rather than its default JSON patch) needs per-call middleware there;
 // - loading its API layer costs ≈30 MB of memory (every generated model).
 // The kubeconfig (kubeconfig.ts: files, KUBECONFIG lists, in-cluster) gives server, TLS and the user;
 // kube-credentials.ts gives fresh credentials for every request (rotated token files, exec plugins),
@@ -63,11 +63,6 @@ export interface WriteOptions {
   resourceVersion?: string;
   fieldManager?: string;
 }
-
-export type JsonPatchOp =
-  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
-  | { op: 'remove'; path: string }
-  | { op: 'move' | 'copy'; from: string; path: string };
 
 const partialMetadata = (kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList') =>
   `application/json;as=${kind};g=meta.k8s.io;v=v1`;
@@ -301,12 +296,6 @@ export class KubeClient {
     return this.#json<T>('PUT', withQuery(path, options), obj);
   }
 
-  /** PUT of the status subresource. */
-  async updateStatus<T extends KubeObject>(res: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
-    const path = resourcePath(res, obj.metadata.namespace, obj.metadata.name, 'status');
-    return this.#json<T>('PUT', withQuery(path, options), obj);
-  }
-
   /** RFC 7386 merge patch; with `resourceVersion` it fails with 409 if the object moved on. */
   async mergePatch<T extends KubeObject>(
     res: ResourceRef,
@@ -318,34 +307,6 @@ export class KubeClient {
     const body = options.resourceVersion ? withResourceVersion(patch, options.resourceVersion) : patch;
     const path = resourcePath(res, namespace, name, options.subresource);
     return this.#json<T>('PATCH', withQuery(path, options), body, 'application/merge-patch+json');
-  }
-
-  /**
-   * RFC 6902 JSON patch; with `resourceVersion` it fails with 409 if the object moved on (the
-   * version is written into the patched object, which the apiserver treats as a precondition).
-   */
-  async jsonPatch<T extends KubeObject>(
-    res: ResourceRef,
-    name: string,
-    namespace: string | undefined,
-    ops: JsonPatchOp[],
-    options: WriteOptions & { subresource?: 'status' } = {},
-  ): Promise<T> {
-    const body = options.resourceVersion
-      ? [{ op: 'replace', path: '/metadata/resourceVersion', value: options.resourceVersion }, ...ops]
-      : ops;
-    const path = resourcePath(res, namespace, name, options.subresource);
-    return this.#json<T>('PATCH', withQuery(path, options), body, 'application/json-patch+json');
-  }
-
-  async patchStatus<T extends KubeObject>(
-    res: ResourceRef,
-    name: string,
-    namespace: string | undefined,
-    patch: Record<string, unknown>,
-    options: WriteOptions = {},
-  ): Promise<T> {
-    return this.mergePatch<T>(res, name, namespace, patch, { ...options, subresource: 'status' });
   }
 
   async delete(
