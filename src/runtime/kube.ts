@@ -33,7 +33,13 @@ export type WatchEvent<T> =
   | { type: 'BOOKMARK'; object: KubeObject }
   | { type: 'ERROR'; error: KubeError };
 
-export interface ListOptions {
+/** What every request takes. */
+export interface RequestOptions {
+  /** Ends the request early: it rejects with the signal's reason (a watch's stream just ends). */
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends RequestOptions {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
@@ -42,7 +48,6 @@ export interface ListOptions {
    * data stays on the server). No fallback to whole objects: a server that cannot answers 406.
    */
   metadataOnly?: boolean;
-  signal?: AbortSignal;
 }
 
 export interface ListPage<T> {
@@ -55,20 +60,26 @@ export interface WatchOptions extends ListOptions {
   resourceVersion: string;
   /** Asks the server to end the watch after this long (clean end; the caller re-watches). */
   timeoutSeconds?: number;
-  signal?: AbortSignal;
 }
 
-export interface WriteOptions {
+export interface WriteOptions extends RequestOptions {
   /** Optimistic concurrency: the write fails with 409 Conflict unless the object still has this version. */
   resourceVersion?: string;
   fieldManager?: string;
+}
+
+export interface DeleteOptions extends RequestOptions {
+  /** Preconditions: the delete fails with 409 Conflict unless the object still has this uid / version. */
+  uid?: string;
+  resourceVersion?: string;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
 }
 
 const partialMetadata = (kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList') =>
   `application/json;as=${kind};g=meta.k8s.io;v=v1`;
 
 export interface KubeClientOptions {
-  /** Per-request timeout for everything but watches (default 30 s). */
+  /** Deadline of each request but watches, from the call to the end of the body (default 30 s). */
   requestTimeoutMs?: number;
   /** Page size of listAll (default 500). */
   pageSize?: number;
@@ -126,8 +137,13 @@ export class KubeClient {
     await Promise.all([this.#dispatchers.destroy(), ...[...this.#watchDispatchers].map((d) => d.destroy())]);
   }
 
-  async get<T extends KubeObject>(res: ResourceRef, name: string, namespace?: string): Promise<T> {
-    return this.#json<T>('GET', resourcePath(res, namespace, name));
+  async get<T extends KubeObject>(
+    res: ResourceRef,
+    name: string,
+    namespace?: string,
+    options: RequestOptions = {},
+  ): Promise<T> {
+    return this.#json<T>('GET', resourcePath(res, namespace, name), { signal: options.signal });
   }
 
   /** One page of a list. */
@@ -143,10 +159,10 @@ export class KubeClient {
     const body = await this.#json<{ items: T[]; metadata: { resourceVersion: string; continue?: string } }>(
       'GET',
       `${resourcePath(res, options.namespace)}?${query}`,
-      undefined,
-      undefined,
-      options.signal,
-      options.metadataOnly ? partialMetadata('PartialObjectMetadataList') : undefined,
+      {
+        signal: options.signal,
+        ...(options.metadataOnly ? { accept: partialMetadata('PartialObjectMetadataList') } : {}),
+      },
     );
     return {
       items: body.items ?? [],
@@ -240,6 +256,7 @@ export class KubeClient {
         {
           signal: options.signal,
           ...(options.metadataOnly ? { accept: partialMetadata('PartialObjectMetadata') } : {}),
+          headersTimeout: this.#timeoutMs,
           // Silence detection is the caller's (the informer's watchdog); the server ends watches itself.
           bodyTimeout: 0,
         },
@@ -287,13 +304,13 @@ export class KubeClient {
 
   async create<T extends KubeObject>(res: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
     const path = resourcePath(res, obj.metadata.namespace);
-    return this.#json<T>('POST', withQuery(path, options), obj);
+    return this.#json<T>('POST', withQuery(path, options), { body: obj, signal: options.signal });
   }
 
   /** PUT of the whole object; its metadata.resourceVersion makes it conditional. */
   async update<T extends KubeObject>(res: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
     const path = resourcePath(res, obj.metadata.namespace, obj.metadata.name);
-    return this.#json<T>('PUT', withQuery(path, options), obj);
+    return this.#json<T>('PUT', withQuery(path, options), { body: obj, signal: options.signal });
   }
 
   /** RFC 7386 merge patch; with `resourceVersion` it fails with 409 if the object moved on. */
@@ -306,18 +323,18 @@ export class KubeClient {
   ): Promise<T> {
     const body = options.resourceVersion ? withResourceVersion(patch, options.resourceVersion) : patch;
     const path = resourcePath(res, namespace, name, options.subresource);
-    return this.#json<T>('PATCH', withQuery(path, options), body, 'application/merge-patch+json');
+    return this.#json<T>('PATCH', withQuery(path, options), {
+      body,
+      contentType: 'application/merge-patch+json',
+      signal: options.signal,
+    });
   }
 
   async delete(
     res: ResourceRef,
     name: string,
     namespace?: string,
-    options: {
-      uid?: string;
-      resourceVersion?: string;
-      propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
-    } = {},
+    options: DeleteOptions = {},
   ): Promise<void> {
     const preconditions =
       options.uid || options.resourceVersion
@@ -329,29 +346,29 @@ export class KubeClient {
       preconditions,
       propagationPolicy: options.propagationPolicy,
     };
-    await this.#json('DELETE', resourcePath(res, namespace, name), body);
+    await this.#json('DELETE', resourcePath(res, namespace, name), { body, signal: options.signal });
   }
 
-  getSecret(namespace: string, name: string): Promise<Secret> {
-    return this.get<Secret>(SECRETS, name, namespace);
+  getSecret(namespace: string, name: string, options: RequestOptions = {}): Promise<Secret> {
+    return this.get<Secret>(SECRETS, name, namespace, options);
   }
 
   /** Records a core/v1 Event; see buildEvent. */
-  createEvent(event: KubeObject): Promise<KubeObject> {
-    return this.create(EVENTS, event);
+  createEvent(event: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
+    return this.create(EVENTS, event, options);
   }
 
-  getLease(namespace: string, name: string): Promise<Lease> {
-    return this.get<Lease>(LEASES, name, namespace);
+  getLease(namespace: string, name: string, options: RequestOptions = {}): Promise<Lease> {
+    return this.get<Lease>(LEASES, name, namespace, options);
   }
 
-  createLease(lease: Lease): Promise<Lease> {
-    return this.create(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease });
+  createLease(lease: Lease, options: RequestOptions = {}): Promise<Lease> {
+    return this.create(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }, options);
   }
 
   /** Conditional on lease.metadata.resourceVersion. */
-  updateLease(lease: Lease): Promise<Lease> {
-    return this.update(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease });
+  updateLease(lease: Lease, options: RequestOptions = {}): Promise<Lease> {
+    return this.update(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }, options);
   }
 
   /**
@@ -368,6 +385,7 @@ export class KubeClient {
       contentType?: string;
       accept?: string;
       signal?: AbortSignal | undefined;
+      headersTimeout: number;
       bodyTimeout: number;
     },
   ): Promise<Dispatcher.ResponseData> {
@@ -384,7 +402,7 @@ export class KubeClient {
         headers,
         body: init.body,
         dispatcher: dispatcherFor(credentials),
-        headersTimeout: this.#timeoutMs,
+        headersTimeout: init.headersTimeout,
         bodyTimeout: init.bodyTimeout,
       });
       if (response.statusCode !== 401 || attempt > 0 || !this.#credentials.refused(credentials))
@@ -396,16 +414,19 @@ export class KubeClient {
   async #json<T>(
     method: Method,
     path: string,
-    body?: unknown,
-    contentType = 'application/json',
-    signal?: AbortSignal,
-    accept?: string,
+    init: { body?: unknown; contentType?: string; accept?: string; signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
+    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     const response = await this.#send(method, path, (credentials) => this.#dispatchers.pooled(credentials), {
       signal,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), contentType }),
-      ...(accept ? { accept } : {}),
-      bodyTimeout: this.#timeoutMs,
+      ...(init.body === undefined
+        ? {}
+        : { body: JSON.stringify(init.body), contentType: init.contentType ?? 'application/json' }),
+      ...(init.accept ? { accept: init.accept } : {}),
+      // The deadline bounds the whole request, time queued for a pooled connection included.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
     const text = await response.body.text();
     if (response.statusCode >= 300) throw statusError(response.statusCode, text);
