@@ -2,7 +2,6 @@
 // existing dashboards and alerts work unchanged. Metrics are shared by every controller on one
 // registry and told apart by the `controller` / `name` label.
 import { Counter, exponentialBuckets, Gauge, Histogram, type Registry } from 'prom-client';
-import type { CallRecord } from '../service/client.ts';
 import type { QueueMetrics } from './workqueue.ts';
 
 type AnyMetric = Counter<string> | Gauge<string> | Histogram<string>;
@@ -156,45 +155,6 @@ export function reconcileMetrics(registry: Registry, controller: string): Reconc
         active.dec(labels);
       };
     },
-  };
-}
-
-/**
- * Counts and times every attempt at a service call (a retried call counts once per attempt, so 429s
- * and 5xx show up), by endpoint template and HTTP status (`error`: no response). Labels are bounded:
- * templates, never ids, keys or tenants.
- */
-export function serviceCallMetrics(
-  registry: Registry,
-): (call: Pick<CallRecord, 'endpoint' | 'status' | 'durationMs'>) => void {
-  const registers = [registry];
-  const total = shared(
-    registry,
-    'agent_deploy_service_requests_total',
-    () =>
-      new Counter({
-        name: 'agent_deploy_service_requests_total',
-        help: 'Requests to the Deployment and Authorization Service, by endpoint template and HTTP status code',
-        labelNames: ['endpoint', 'code'],
-        registers,
-      }),
-  );
-  const duration = shared(
-    registry,
-    'agent_deploy_service_request_duration_seconds',
-    () =>
-      new Histogram({
-        name: 'agent_deploy_service_request_duration_seconds',
-        help: 'Latency of requests to the Deployment and Authorization Service, by endpoint template',
-        labelNames: ['endpoint'],
-        // Up to the client's 30 s header and body timeouts.
-        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-        registers,
-      }),
-  );
-  return ({ endpoint, status, durationMs }) => {
-    total.inc({ endpoint, code: String(status) });
-    duration.observe({ endpoint }, durationMs / 1000);
   };
 }
 

@@ -22,9 +22,10 @@ import {
 import { KubeClient } from '../../runtime/kube.ts';
 import { loadKubeconfig } from '../../runtime/kubeconfig.ts';
 import { LeaderElector } from '../../runtime/leader.ts';
-import { leaderMetric, serviceCallMetrics } from '../../runtime/metrics.ts';
+import { leaderMetric } from '../../runtime/metrics.ts';
 import { SharedInformers } from '../../runtime/shared-informers.ts';
 import { ServiceClient } from '../../service/client.ts';
+import { serviceCallMetrics } from '../../service/metrics.ts';
 import { parseDuration } from '../duration.ts';
 import { apiKeySource } from '../service-options.ts';
 

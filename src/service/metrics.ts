@@ -1,0 +1,39 @@
+// Prometheus metrics of calls to the service, fed by the client's onCall hook.
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { CallRecord } from './transport.ts';
+
+const requestsName = 'agent_deploy_service_requests_total';
+const durationName = 'agent_deploy_service_request_duration_seconds';
+
+/**
+ * Counts and times every attempt at a service call (a retried call counts once per attempt, so 429s
+ * and 5xx show up), by endpoint template and HTTP status (`error`: no response). Labels are bounded:
+ * templates, never ids, keys or tenants. Clients reporting to one registry share its metrics.
+ */
+export function serviceCallMetrics(
+  registry: Registry,
+): (call: Pick<CallRecord, 'endpoint' | 'status' | 'durationMs'>) => void {
+  const registers = [registry];
+  const total =
+    (registry.getSingleMetric(requestsName) as Counter<string> | undefined) ??
+    new Counter({
+      name: requestsName,
+      help: 'Requests to the Deployment and Authorization Service, by endpoint template and HTTP status code',
+      labelNames: ['endpoint', 'code'],
+      registers,
+    });
+  const duration =
+    (registry.getSingleMetric(durationName) as Histogram<string> | undefined) ??
+    new Histogram({
+      name: durationName,
+      help: 'Latency of requests to the Deployment and Authorization Service, by endpoint template',
+      labelNames: ['endpoint'],
+      // Up to the client's 30 s header and body timeouts.
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+  return ({ endpoint, status, durationMs }) => {
+    total.inc({ endpoint, code: String(status) });
+    duration.observe({ endpoint }, durationMs / 1000);
+  };
+}
