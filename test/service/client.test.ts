@@ -296,6 +296,33 @@ describe('§4.9 list revisions', () => {
   });
 });
 
+describe('walking helpers', () => {
+  it('hand the caller’s signal to every page call: aborted after the first page, a walk ends there', async () => {
+    const d = await client().createDeployment(codehost('walked'));
+    const walks: Array<[string, (c: ServiceClient, signal: AbortSignal) => Promise<unknown[]>]> = [
+      ['GET /v2/deployments', (c, signal) => c.listAllDeployments({ limit: 1 }, { signal })],
+      [
+        'GET /v2/deployments/{deployment_id}/revisions',
+        (c, signal) => c.listAllRevisions(d.id, { limit: 1 }, { signal }),
+      ],
+      ['GET /v2/listeners', (c, signal) => c.listAllListeners({ limit: 1 }, { signal })],
+    ];
+    for (const [endpoint, walk] of walks) {
+      const controller = new AbortController();
+      const reason = new Error(`stopped ${endpoint}`);
+      const calls: CallRecord[] = [];
+      const c = client({
+        onCall: (call) => {
+          calls.push(call);
+          controller.abort(reason);
+        },
+      });
+      await expect(walk(c, controller.signal)).rejects.toBe(reason);
+      expect(calls.map((x) => [x.endpoint, x.status])).toEqual([[endpoint, 200]]);
+    }
+  });
+});
+
 describe('§4.11, §4.12 listeners and the real-service extras', () => {
   it('gets, lists, creates, patches and deletes', async () => {
     const c = client();
