@@ -19,4 +19,3 @@ export type Plan<Create, Patch, External> =
 /** "true": the operator observes nothing and changes nothing for this resource. */
 export const isPaused = (cr: { metadata: { annotations?: Record<string, string> } }): boolean =>
   cr.metadata.annotations?.[annotations.paused] === 'true';
-
