@@ -73,6 +73,9 @@ describe('a rejected API key', () => {
       metadata: { name: listenerName() },
       spec: { listenerId: defaultSeedIds.listener },
     });
+    // The connection comes once the service has rejected the key: a connect sent before that is answered
+    // 401 and keeps its marker (it made nothing, and this process knows it), which is not what this shows.
+    await waitFor(namespace, 'held', unauthorized);
     await applyResource(
       {
         apiVersion,

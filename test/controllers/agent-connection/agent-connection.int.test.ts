@@ -114,6 +114,34 @@ describe('AgentConnection controller', () => {
     expect(await connectionsOf('agent-interrupted')).toHaveLength(1);
   });
 
+  it('connects once after a connect the service turned away (429), without calling it interrupted', async () => {
+    const faults = `${emu.adminUrl}/_emulator/faults`;
+    await fetch(faults, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ error_rate: 1, statuses: [429], retry_after_s: 1, paths: [CONNECT] }),
+    });
+    try {
+      await applyResource(connection('busy', 'agent-busy', defaultSeedIds.googleToken), namespace);
+      // Retryable trouble: the marker stays (429 is never a refusal), but this process knows nothing was made.
+      await waitForResource(
+        'agentconnections',
+        'busy',
+        'jsonpath={.status.conditions[?(@.type=="Synced")].reason}=ServiceError',
+        namespace,
+      );
+      const cr = await getResource('agentconnections', 'busy', namespace);
+      expect(cr.metadata.annotations?.[pending]).toBeDefined();
+      expect(conditionsOf(cr).Stalled!.status).toBe('False');
+    } finally {
+      await fetch(faults, { method: 'DELETE' });
+    }
+    await waitForResource('agentconnections', 'busy', 'condition=Ready', namespace, 60);
+    expect(await connectionsOf('agent-busy')).toHaveLength(1);
+    const cr = await getResource('agentconnections', 'busy', namespace);
+    expect(cr.metadata.annotations?.[pending]).toBeUndefined();
+  });
+
   it('examples/agent-connection.yaml becomes Ready', async () => {
     const manifest = example('agent-connection.yaml');
     await applyResource(manifest, namespace);
