@@ -101,7 +101,10 @@ const SourceConfig = z
       .string()
       .optional()
       .describe('Repository URL (codehost source). Immutable. Leave unset when spec.repository is used.'),
-    deploymentType: z.enum(deploymentTypes).optional().describe('dev_free, dev or prod. Immutable.'),
+    deploymentType: z
+      .enum(deploymentTypes)
+      .optional()
+      .describe(`${deploymentTypes.join(', ')}. Immutable.`),
     buildOnPush: z.boolean().optional().describe('Build a new revision on every push to the branch.'),
     customUrl: z.string().optional().describe('Custom URL of the deployment.'),
     resourceSpec: ResourceSpec.optional(),
@@ -298,7 +301,12 @@ export const statusRevisionsLimit = 5;
 const RevisionSummary = z
   .strictObject({
     id: z.string().describe('Revision id.'),
-    status: z.enum(revisionStatuses).describe('Build and deploy state of the revision.'),
+    // A free string: a state the service adds must not make the status write fail.
+    status: z
+      .string()
+      .describe(
+        `Build and deploy state of the revision as the service reports it (${revisionStatuses.join(', ')}, or a newer one).`,
+      ),
     createdAt: timestamp.optional().describe('When the revision was created.'),
     updatedAt: timestamp.optional().describe('When the revision last changed.'),
     repoCommitSha: z.string().optional().describe('Commit the revision was built from (codehost).'),
@@ -310,7 +318,12 @@ export const DeploymentStatus = z
     observedGeneration,
     deploymentId: z.string().optional().describe('Id of the service deployment.'),
     tenantId: z.string().optional().describe('Tenant that owns the service deployment.'),
-    serviceStatus: z.enum(deploymentStatuses).optional().describe('Status of the service deployment.'),
+    serviceStatus: z
+      .string()
+      .optional()
+      .describe(
+        `Status of the service deployment as the service reports it (${deploymentStatuses.join(', ')}, or a newer one).`,
+      ),
     imageVersion: z.string().optional().describe('Image version the service reports.'),
     activeRevisionId: z.string().optional().describe('Id of the revision that is currently deployed.'),
     latestRevision: RevisionSummary.optional(),

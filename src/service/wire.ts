@@ -1,13 +1,29 @@
 // The wire contract of the Deployment and Authorization Service (../shared/spec/service-interface.md),
 // as zod schemas shared by the client, the emulator and the controllers.
 //
-// Responses are loose objects: the service may add fields, and we keep what we do not know.
-// Requests are strict objects: the emulator rejects unknown fields, and the client never sends one.
+// Responses are loose objects: the service may add fields, and we keep what we do not know. An enum
+// value in a response that the interface does not list is kept as sent (tolerant reading): the hosted
+// service has more values than the interface names, and one of them must not make a whole answer useless.
+// Requests are strict objects with strict enums: the emulator rejects unknown fields and values, and the
+// client never sends one.
 // Field names are the service's snake_case; the CRDs' camelCase mapping lives in src/api.
 import { z } from 'zod';
 
 const timestamp = z.iso.datetime({ offset: true });
 const uuid = z.uuid();
+
+/** An enum value as a response carries it: one the interface lists, or a value it does not, as sent. */
+export type Reported<Known extends string> = Known | (string & {});
+
+/** The response schema of an enum: any string, typed so that code can still match the known values. */
+const reported = <const Known extends readonly string[]>(_known: Known) =>
+  z.string() as z.ZodType<Reported<Known[number]>>;
+
+/** Whether a reported value is one of `known` (narrowing it to the known type). */
+export const isKnown = <const Known extends readonly string[]>(
+  known: Known,
+  value: string,
+): value is Known[number] => known.includes(value);
 
 // §1, §2.1
 export const sources = [
@@ -19,6 +35,7 @@ export const sources = [
 ] as const;
 export const Source = z.enum(sources);
 export type Source = z.infer<typeof Source>;
+const ReportedSource = reported(sources);
 
 export const deploymentStatuses = [
   'AWAITING_DATABASE',
@@ -29,6 +46,8 @@ export const deploymentStatuses = [
 ] as const;
 export const DeploymentStatus = z.enum(deploymentStatuses);
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
+/** The hosted service also answers AWAITING_FINAL_DELETE, and may add more. */
+const ReportedDeploymentStatus = reported(deploymentStatuses);
 
 // §3.2
 export const revisionStatuses = [
@@ -48,9 +67,10 @@ export const revisionStatuses = [
 ] as const;
 export const RevisionStatus = z.enum(revisionStatuses);
 export type RevisionStatus = z.infer<typeof RevisionStatus>;
+const ReportedRevisionStatus = reported(revisionStatuses);
 
-/** Revision states after which nothing more happens to that revision. */
-export const terminalRevisionStatuses: ReadonlySet<RevisionStatus> = new Set([
+/** Revision states after which nothing more happens to that revision (never a state not listed). */
+export const terminalRevisionStatuses: ReadonlySet<string> = new Set<RevisionStatus>([
   'CREATE_FAILED',
   'BUILD_FAILED',
   'DEPLOY_FAILED',
@@ -59,7 +79,8 @@ export const terminalRevisionStatuses: ReadonlySet<RevisionStatus> = new Set([
   'INTERRUPTED',
 ]);
 
-export const deploymentTypes = ['dev_free', 'dev', 'prod'] as const;
+/** The interface lists dev_free, dev and prod; the hosted service also takes dev_zero and dev_free_zero. */
+export const deploymentTypes = ['dev_free', 'dev', 'prod', 'dev_zero', 'dev_free_zero'] as const;
 export const DeploymentType = z.enum(deploymentTypes);
 export type DeploymentType = z.infer<typeof DeploymentType>;
 
@@ -163,7 +184,7 @@ export type ResourceSpec = z.infer<typeof ResourceSpec>;
 const sourceConfigShape = {
   integration_id: uuid.nullish(),
   repo_url: z.string().nullish(),
-  deployment_type: DeploymentType.nullish(),
+  deployment_type: reported(deploymentTypes).nullish(),
   build_on_push: z.boolean().nullish(),
   custom_url: z.string().nullish(),
   resource_spec: ResourceSpec.nullish(),
@@ -175,6 +196,7 @@ const sourceConfigShape = {
 export const SourceConfig = z.looseObject(sourceConfigShape);
 export const SourceConfigInput = z.strictObject({
   ...sourceConfigShape,
+  deployment_type: DeploymentType.nullish(),
   resource_spec: ResourceSpecInput.nullish(),
   listener_config: z.strictObject({ k8s_namespace: z.string().nullish() }).nullish(),
 });
@@ -227,13 +249,13 @@ export const Deployment = z.looseObject({
   id: uuid,
   tenant_id: uuid,
   name: z.string(),
-  source: Source,
+  source: ReportedSource,
   source_config: SourceConfig,
   source_revision_config: SourceRevisionConfig,
   secrets: z.array(Secret),
   created_at: timestamp,
   updated_at: timestamp,
-  status: DeploymentStatus,
+  status: ReportedDeploymentStatus,
   latest_revision_id: uuid.nullable(),
   active_revision_id: uuid.nullable(),
   secret_references: z.array(SecretReference).nullish(),
@@ -267,8 +289,8 @@ export const Revision = z.looseObject({
   id: uuid,
   created_at: timestamp,
   updated_at: timestamp,
-  status: RevisionStatus,
-  source: Source,
+  status: ReportedRevisionStatus,
+  source: ReportedSource,
   source_revision_config: SourceRevisionConfig,
 });
 export type Revision = z.infer<typeof Revision>;

@@ -35,7 +35,10 @@ describe('CRDs on a real apiserver', () => {
     expect(stdout).toContain('KIND:       Deployment');
     expect(stdout).toContain('Source-specific settings (source_config)');
     expect(stdout).toMatch(/integrationId\s+<string>\s+Code-host integration id/);
-    expect(stdout).toMatch(/deploymentType\s+<string>\s+enum: dev_free, dev, prod/);
+    // kubectl cuts a long enum short; the description names every value.
+    expect(stdout).toMatch(
+      /deploymentType\s+<string>\s+enum: dev_free, dev, prod, .*\n\s+dev_free, dev, prod, dev_zero, dev_free_zero\. Immutable\./,
+    );
     const minScale = await kubectl(['explain', 'adep.spec.sourceConfig.resourceSpec.minScale']);
     expect(minScale.stdout).toContain('Web workers: minimum number of replicas (resource_spec.min_scale).');
   });
@@ -134,6 +137,36 @@ describe('CRDs on a real apiserver', () => {
       .map((l) => l.trim().split(/\s+/));
     expect(header).toEqual(['NAME', 'SOURCE', 'STATUS', 'REVISION', 'READY', 'SYNCED', 'AGE']);
     expect(row?.slice(0, 6)).toEqual(['columns', 'codehost', 'READY', 'DEPLOYED', 'True', 'Synced']);
+  });
+
+  it('takes deploymentType dev_zero, and keeps status values the service adds as it reports them', async () => {
+    await apply(
+      agentDeployment('zero', { source: 'internal_docker', sourceConfig: { deploymentType: 'dev_zero' } }),
+    );
+    expect((await get('adep/zero')).spec.sourceConfig).toEqual({ deploymentType: 'dev_zero' });
+    await apply(
+      agentDeployment('free-zero', {
+        source: 'internal_docker',
+        sourceConfig: { deploymentType: 'dev_free_zero' },
+      }),
+    );
+    const status = {
+      serviceStatus: 'AWAITING_FINAL_DELETE',
+      latestRevision: { id: 'r1', status: 'ROLLING_BACK' },
+      revisions: [{ id: 'r1', status: 'ROLLING_BACK' }],
+    };
+    await kubectl([
+      'patch',
+      '-n',
+      ns,
+      'adep/zero',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status }),
+    ]);
+    const stored = JSON.parse((await kubectl(['get', '-n', ns, 'adep/zero', '-o', 'json'])).stdout);
+    expect(stored.status).toEqual(status);
   });
 
   it('keeps `deployments` meaning apps/v1 while `agents` lists ours', async () => {

@@ -69,3 +69,29 @@ export const listenerBody = {
   updated_at: '2025-01-01T00:00:00Z',
   version: '0.1.0',
 };
+
+/** A valid deployment body (§2.1), for handlers that answer GET /v2/deployments. */
+export const deploymentBody = {
+  id: 'eeeeeeee-0000-4000-8000-000000000001',
+  tenant_id: 'ffffffff-0000-4000-8000-000000000001',
+  name: 'agent',
+  source: 'internal_docker',
+  source_config: { deployment_type: 'dev' },
+  source_revision_config: { image_uri: 'registry.example/agent:1' },
+  secrets: [],
+  created_at: '2025-01-01T00:00:00Z',
+  updated_at: '2025-01-01T00:00:00Z',
+  status: 'READY',
+  latest_revision_id: 'aaaaaaaa-0000-4000-8000-000000000001',
+  active_revision_id: 'aaaaaaaa-0000-4000-8000-000000000001',
+};
+
+/** A valid revision body (§2.7), the latest revision of deploymentBody. */
+export const revisionBody = {
+  id: 'aaaaaaaa-0000-4000-8000-000000000001',
+  created_at: '2025-01-01T00:00:00Z',
+  updated_at: '2025-01-01T00:00:00Z',
+  status: 'DEPLOYED',
+  source: 'internal_docker',
+  source_revision_config: { image_uri: 'registry.example/agent:1' },
+};

@@ -3,7 +3,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CallRecord, ServiceClient, walk } from '../../src/service/client.ts';
 import { ServiceContractError } from '../../src/service/errors.ts';
-import { type HttpStub, json, listenerBody, type StubHandler, startStub } from './http-stub.ts';
+import { CreateDeploymentRequest, SourceConfigInput } from '../../src/service/wire.ts';
+import {
+  deploymentBody,
+  type HttpStub,
+  json,
+  listenerBody,
+  revisionBody,
+  type StubHandler,
+  startStub,
+} from './http-stub.ts';
 
 let stub: HttpStub | undefined;
 let client: ServiceClient | undefined;
@@ -76,11 +85,46 @@ describe('requests', () => {
   });
 });
 
+describe('request schemas', () => {
+  it('take only the enum values that may be sent, dev_zero and dev_free_zero included', () => {
+    for (const type of ['dev_free', 'dev', 'prod', 'dev_zero', 'dev_free_zero'])
+      expect(SourceConfigInput.safeParse({ deployment_type: type }).success).toBe(true);
+    expect(SourceConfigInput.safeParse({ deployment_type: 'turbo' }).success).toBe(false);
+    const create = { name: 'a', source_config: {}, source_revision_config: {}, secrets: [] };
+    expect(CreateDeploymentRequest.safeParse({ ...create, source: 'internal_docker' }).success).toBe(true);
+    expect(CreateDeploymentRequest.safeParse({ ...create, source: 'internal_git' }).success).toBe(false);
+  });
+});
+
 describe('responses', () => {
   it('keeps fields the interface does not know', async () => {
     const { client } = await setup((_req, res) => json(res, 200, { ...listenerBody, region: 'eu-1' }));
     const listener = await client.getListener(listenerBody.id);
     expect(listener.region).toBe('eu-1');
+  });
+
+  it('keeps enum values the interface does not list, as sent', async () => {
+    const deployment = {
+      ...deploymentBody,
+      source: 'internal_git',
+      status: 'AWAITING_FINAL_DELETE',
+      source_config: { deployment_type: 'dev_zero' },
+    };
+    const revision = { ...revisionBody, status: 'ROLLING_BACK', source: 'internal_git' };
+    const { client } = await setup((req, res) =>
+      json(res, 200, {
+        resources: req.url.includes('/revisions') ? [revision] : [deployment],
+        offset: 1,
+      }),
+    );
+    const [got] = (await client.listDeployments()).resources;
+    expect(got).toMatchObject({
+      source: 'internal_git',
+      status: 'AWAITING_FINAL_DELETE',
+      source_config: { deployment_type: 'dev_zero' },
+    });
+    const [rev] = (await client.listRevisions(deploymentBody.id)).resources;
+    expect(rev).toMatchObject({ status: 'ROLLING_BACK', source: 'internal_git' });
   });
 
   it('fills the documented defaults of an OAuth provider', async () => {
@@ -122,12 +166,12 @@ describe('responses', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
-  it('names a missing field and an unknown enum value', async () => {
+  it('names a missing field and a value of the wrong type', async () => {
     const { version: _dropped, ...noVersion } = listenerBody;
     const { client } = await setup((req, res) =>
       req.url.startsWith('/v2/listeners')
         ? json(res, 200, noVersion)
-        : json(res, 200, { resources: [{ id: listenerBody.id, status: 'EXPLODED' }], offset: 1 }),
+        : json(res, 200, { resources: [{ ...revisionBody, status: 42 }], offset: 1 }),
     );
     await expect(client.getListener(listenerBody.id)).rejects.toThrow(
       /GET \/v2\/listeners\/\{listener_id\}.*version/,

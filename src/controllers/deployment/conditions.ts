@@ -1,12 +1,19 @@
 // Ready / Synced / Reconciling / Stalled of a Deployment from what the reconcile saw (DESIGN.md §2): the
 // phase of the service deployment and its latest revision.
 import type { ConditionReason } from '../../api/constants.ts';
-import { type Deployment, type RevisionStatus, terminalRevisionStatuses } from '../../service/wire.ts';
+import {
+  type Deployment,
+  isKnown,
+  type Reported,
+  type RevisionStatus,
+  revisionStatuses,
+  terminalRevisionStatuses,
+} from '../../service/wire.ts';
 import { type ConditionSet, type ConditionValue, condition, type Problem } from '../managed/conditions.ts';
 
 export interface Observed {
   deployment: Deployment;
-  latestRevision?: { id: string; status: RevisionStatus };
+  latestRevision?: { id: string; status: Reported<RevisionStatus> };
 }
 
 const revisionReason: Record<RevisionStatus, ConditionReason> = {
@@ -24,7 +31,7 @@ const revisionReason: Record<RevisionStatus, ConditionReason> = {
   INTERRUPTED: 'Interrupted',
   UNKNOWN: 'Unknown',
 };
-const failed: ReadonlySet<RevisionStatus> = new Set(['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
+const failed: ReadonlySet<string> = new Set(['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
 
 const c = condition;
 
@@ -41,7 +48,11 @@ function readiness(observed: Observed): { ready: ConditionValue; moving: boolean
   if (rev && rev.status !== 'DEPLOYED') {
     const terminal = terminalRevisionStatuses.has(rev.status);
     return {
-      ready: c('False', revisionReason[rev.status], `revision ${rev.id} is ${rev.status}`),
+      ready: c(
+        'False',
+        isKnown(revisionStatuses, rev.status) ? revisionReason[rev.status] : 'Unknown',
+        `revision ${rev.id} is ${rev.status}`,
+      ),
       moving: !terminal,
       failedRevision: failed.has(rev.status),
     };
