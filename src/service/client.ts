@@ -1,8 +1,17 @@
 // Typed client of the Deployment and Authorization Service: one method per endpoint of the interface
 // (§4.1–§4.12) plus the real service's extras the operator uses. A faithful 1:1 of the wire: requests
-// and responses are the wire shapes of wire.ts; responses are validated, unknown fields kept.
+// and responses are the wire shapes of wire.ts; responses are validated, unknown fields kept. A list is
+// read item by item: an item that breaks the contract is left out of `resources` and reported in
+// `rejected` (pages.ts).
 import { z } from 'zod';
-import { type CallOptions, type CallSpec, Transport, type TransportOptions } from './transport.ts';
+import type { ListedPage, RejectedItem } from './pages.ts';
+import {
+  type CallOptions,
+  type CallSpec,
+  type PageCallSpec,
+  Transport,
+  type TransportOptions,
+} from './transport.ts';
 import {
   AgentConnection,
   type ConnectAgentRequest,
@@ -15,7 +24,7 @@ import {
   type ListRevisionsQuery,
   OAuthProvider,
   OAuthToken,
-  Page,
+  type Page,
   type PageQuery,
   type PatchDeploymentRequest,
   type PatchListenerRequest,
@@ -24,12 +33,18 @@ import {
   type UpdateTokenMetadataRequest,
 } from './wire.ts';
 
+export type { ListedPage, RejectedItem } from './pages.ts';
 export type { CallOptions, CallRecord, Timeouts } from './transport.ts';
 export type ServiceClientOptions = TransportOptions;
 
-const DeploymentPage = Page(Deployment);
-const RevisionPage = Page(Revision);
-const ListenerPage = Page(Listener);
+export interface ListOptions extends CallOptions {
+  /**
+   * Takes each item left out because it breaks the contract. Without it, such an item fails the walk:
+   * a caller looking for one item could not tell whether the one left out was it.
+   */
+  onRejected?: ((item: RejectedItem) => void) | undefined;
+}
+
 const Providers = z.array(OAuthProvider);
 const Integrations = z.array(Integration);
 const Repositories = z.array(Repository);
@@ -72,6 +87,10 @@ export class ServiceClient {
 
   #call<T>(spec: CallSpec<T>, options?: CallOptions): Promise<T> {
     return this.#transport.call(spec, options);
+  }
+
+  #callPage<I>(spec: PageCallSpec<I>, options?: CallOptions): Promise<ListedPage<I>> {
+    return this.#transport.callPage(spec, options);
   }
 
   // §4.1
@@ -178,31 +197,31 @@ export class ServiceClient {
     deploymentId: string,
     query: ListRevisionsQuery = {},
     options?: CallOptions,
-  ): Promise<Page<Revision>> {
-    return this.#call(
+  ): Promise<ListedPage<Revision>> {
+    return this.#callPage(
       {
         method: 'GET',
         template: '/v2/deployments/{deployment_id}/revisions',
         params: { deployment_id: deploymentId },
         query: { ...query },
-        response: RevisionPage,
+        item: Revision,
       },
       options,
     );
   }
 
   // §4.10
-  listDeployments(query: ListDeploymentsQuery = {}, options?: CallOptions): Promise<Page<Deployment>> {
-    return this.#call(
-      { method: 'GET', template: '/v2/deployments', query: { ...query }, response: DeploymentPage },
+  listDeployments(query: ListDeploymentsQuery = {}, options?: CallOptions): Promise<ListedPage<Deployment>> {
+    return this.#callPage(
+      { method: 'GET', template: '/v2/deployments', query: { ...query }, item: Deployment },
       options,
     );
   }
 
   // §4.11
-  listListeners(query: PageQuery = {}, options?: CallOptions): Promise<Page<Listener>> {
-    return this.#call(
-      { method: 'GET', template: '/v2/listeners', query: { ...query }, response: ListenerPage },
+  listListeners(query: PageQuery = {}, options?: CallOptions): Promise<ListedPage<Listener>> {
+    return this.#callPage(
+      { method: 'GET', template: '/v2/listeners', query: { ...query }, item: Listener },
       options,
     );
   }
@@ -252,47 +271,69 @@ export class ServiceClient {
     );
   }
 
-  // Walking helpers: every item across offset pages, in the service's order.
+  // Walking helpers: every item across offset pages, in the service's order; an item left out goes to
+  // `onRejected`, or fails the walk.
 
-  iterateDeployments(query: Omit<ListDeploymentsQuery, 'offset'> = {}, options?: CallOptions) {
-    return walk((offset, limit) => this.listDeployments({ ...query, offset, limit }, options), query.limit);
+  iterateDeployments(query: Omit<ListDeploymentsQuery, 'offset'> = {}, options?: ListOptions) {
+    return walk(
+      (offset, limit) => this.listDeployments({ ...query, offset, limit }, options),
+      query.limit,
+      options?.onRejected,
+    );
   }
 
   iterateRevisions(
     deploymentId: string,
     query: Omit<ListRevisionsQuery, 'offset'> = {},
-    options?: CallOptions,
+    options?: ListOptions,
   ) {
     return walk(
       (offset, limit) => this.listRevisions(deploymentId, { ...query, offset, limit }, options),
       query.limit,
+      options?.onRejected,
     );
   }
 
-  iterateListeners(query: Omit<PageQuery, 'offset'> = {}, options?: CallOptions) {
-    return walk((offset, limit) => this.listListeners({ offset, limit }, options), query.limit);
+  iterateListeners(query: Omit<PageQuery, 'offset'> = {}, options?: ListOptions) {
+    return walk(
+      (offset, limit) => this.listListeners({ offset, limit }, options),
+      query.limit,
+      options?.onRejected,
+    );
   }
 
-  listAllDeployments(query: Omit<ListDeploymentsQuery, 'offset'> = {}, options?: CallOptions) {
+  listAllDeployments(query: Omit<ListDeploymentsQuery, 'offset'> = {}, options?: ListOptions) {
     return collect(this.iterateDeployments(query, options));
   }
 
   listAllRevisions(
     deploymentId: string,
     query: Omit<ListRevisionsQuery, 'offset'> = {},
-    options?: CallOptions,
+    options?: ListOptions,
   ) {
     return collect(this.iterateRevisions(deploymentId, query, options));
   }
 
-  listAllListeners(query: Omit<PageQuery, 'offset'> = {}, options?: CallOptions) {
+  listAllListeners(query: Omit<PageQuery, 'offset'> = {}, options?: ListOptions) {
     return collect(this.iterateListeners(query, options));
   }
 
-  /** The deployment named exactly `name`: `name_contains` is a substring filter, so every page is read. */
+  /**
+   * The deployment named exactly `name`: `name_contains` is a substring filter, so every page is read.
+   * An item left out that may carry the name fails the lookup with its contract error: "none" would
+   * make a caller create a second deployment of that name.
+   */
   async findDeploymentByName(name: string, options?: CallOptions): Promise<Deployment | undefined> {
-    const candidates = await this.listAllDeployments({ name_contains: name }, options);
-    return candidates.find((d) => d.name === name);
+    const rejected: RejectedItem[] = [];
+    const candidates = await this.listAllDeployments(
+      { name_contains: name },
+      { ...options, onRejected: (item) => rejected.push(item) },
+    );
+    const found = candidates.find((d) => d.name === name);
+    if (found) return found;
+    const maybe = rejected.find((item) => item.name === undefined || item.name === name);
+    if (maybe) throw maybe.error;
+    return undefined;
   }
 }
 
@@ -303,20 +344,26 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /**
- * Walks offset pages until one holds fewer than `limit` items. The next offset is the page's `offset`
- * (§2.14: "pass it as the offset of the next request"), but never less than the items seen so far: a
- * service that echoes the request's offset instead still advances, and one that sends a stale offset
- * cannot make the walk loop.
+ * Walks offset pages until one holds fewer than `limit` items (those left out count: they were sent).
+ * The next offset is the page's `offset` (§2.14: "pass it as the offset of the next request"), but never
+ * less than the items seen so far: a service that echoes the request's offset instead still advances,
+ * and one that sends a stale offset cannot make the walk loop. Without `onRejected`, an item left out
+ * fails the walk with its contract error.
  */
 export async function* walk<T>(
-  fetchPage: (offset: number, limit: number) => Promise<Page<T>>,
+  fetchPage: (offset: number, limit: number) => Promise<Page<T> & { rejected?: readonly RejectedItem[] }>,
   limit: number = walkLimit,
+  onRejected?: (item: RejectedItem) => void,
 ): AsyncGenerator<T, void, undefined> {
   let offset = 0;
   for (;;) {
     const page = await fetchPage(offset, limit);
+    const rejected = page.rejected ?? [];
+    if (rejected.length > 0 && !onRejected) throw rejected[0]!.error;
+    for (const item of rejected) onRejected?.(item);
     yield* page.resources;
-    if (page.resources.length < limit) return;
-    offset = Math.max(page.offset, offset + page.resources.length);
+    const sent = page.resources.length + rejected.length;
+    if (sent < limit) return;
+    offset = Math.max(page.offset, offset + sent);
   }
 }

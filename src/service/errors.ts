@@ -135,8 +135,9 @@ export function renderPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(body)' : out;
 }
 
-export function contractIssues(error: z.ZodError): ContractIssue[] {
-  return error.issues.map((i) => ({ path: renderPath(i.path), message: i.message }));
+/** The issues of a failed parse; `at` is where the parsed part sits in the body (an item of a list). */
+export function contractIssues(error: z.ZodError, at: readonly PropertyKey[] = []): ContractIssue[] {
+  return error.issues.map((i) => ({ path: renderPath([...at, ...i.path]), message: i.message }));
 }
 
 /**

@@ -6,6 +6,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AuthGate, type AuthGateOptions, type ProbeAnswer } from './auth-gate.ts';
 import {
+  type ContractIssue,
   contractIssues,
   parseErrorBody,
   ServiceContractError,
@@ -13,6 +14,7 @@ import {
   type ServiceErrorInit,
 } from './errors.ts';
 import { type ApiKeySource, fixedKey } from './key-source.ts';
+import { type ListedPage, pageReader } from './pages.ts';
 import {
   defaultRetryPolicy,
   networkCode,
@@ -45,6 +47,8 @@ export interface CallRecord {
   durationMs: number;
   /** 1 for the first attempt of a call, 2 for its first retry, … */
   attempt: number;
+  /** Parts of a 2xx answer that broke the contract: list items left out, or 1 for an unusable body. */
+  contractViolations: number;
 }
 
 export interface TransportOptions {
@@ -85,9 +89,34 @@ export interface CallSpec<T> {
   response: z.ZodType<T> | undefined;
 }
 
+/** A list call (§2.14): the page wrapper is judged whole, each item on its own (pages.ts). */
+export interface PageCallSpec<I> extends Omit<CallSpec<unknown>, 'response'> {
+  item: z.ZodType<I>;
+}
+
+/**
+ * Judges a 2xx body: its value, with how many parts of it were left out for breaking the contract, or
+ * the issues that make it unusable. `contractError` words the issues of a part left out.
+ */
+export type BodyReader<T> = (
+  json: unknown,
+  contractError: (issues: ContractIssue[]) => ServiceContractError,
+) => { value: T; violations: number } | { issues: ContractIssue[] };
+
+/** The whole body must match the schema. */
+const wholeBody =
+  <T>(schema: z.ZodType<T>): BodyReader<T> =>
+  (json) => {
+    const parsed = schema.safeParse(json);
+    return parsed.success ? { value: parsed.data, violations: 0 } : { issues: contractIssues(parsed.error) };
+  };
+
 export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
+
+/** What an attempt sends: a call or a list call, without how its answer is judged. */
+type Request = Omit<CallSpec<unknown>, 'response'>;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: ServiceError; retryNow: boolean };
 
@@ -170,14 +199,23 @@ export class Transport {
     return this.#closing;
   }
 
-  async call<T>(spec: CallSpec<T>, options: CallOptions = {}): Promise<T> {
+  call<T>(spec: CallSpec<T>, options: CallOptions = {}): Promise<T> {
+    return this.#call(spec, spec.response && wholeBody(spec.response), options);
+  }
+
+  /** A list call: the items that hold, and each one left out for breaking the contract. */
+  callPage<I>(spec: PageCallSpec<I>, options: CallOptions = {}): Promise<ListedPage<I>> {
+    return this.#call(spec, pageReader(spec.item), options);
+  }
+
+  async #call<T>(spec: Request, read: BodyReader<T> | undefined, options: CallOptions): Promise<T> {
     const { signal } = options;
     signal?.throwIfAborted();
     const deadline = performance.now() + this.#retry.maxElapsedMs;
     for (let attempt = 1; ; attempt++) {
       this.#gate?.check(`${spec.method} ${spec.template}`, fillTemplate(spec.template, spec.params));
       const key = this.#key.key();
-      const outcome = await this.#attempt(spec, attempt, deadline, signal, key);
+      const outcome = await this.#attempt(spec, read, attempt, deadline, signal, key);
       if (outcome.ok) this.#gate?.observe(key, 200, '');
       else this.#gate?.observe(key, outcome.error.status, outcome.error.detail);
       if (outcome.ok) return outcome.value;
@@ -197,14 +235,15 @@ export class Transport {
   /** One attempt of the auth gate's probe, sent past the gate with `key`. */
   async #probe(key: string): Promise<ProbeAnswer> {
     const deadline = performance.now() + this.#timeouts.headersMs + this.#timeouts.bodyMs;
-    const outcome = await this.#attempt(probeSpec, 1, deadline, this.#probeAbort.signal, key);
+    const outcome = await this.#attempt(probeSpec, undefined, 1, deadline, this.#probeAbort.signal, key);
     return outcome.ok
       ? { status: 200, detail: '' }
       : { status: outcome.error.status, detail: outcome.error.detail };
   }
 
   async #attempt<T>(
-    spec: CallSpec<T>,
+    spec: Request,
+    read: BodyReader<T> | undefined,
     attempt: number,
     deadline: number,
     signal: AbortSignal | undefined,
@@ -220,13 +259,15 @@ export class Transport {
       headers['content-type'] = 'application/json';
     }
     const started = performance.now();
-    const record = (status: number | 'error') =>
+    let answered: number | undefined;
+    const record = (status: number | 'error', contractViolations = 0) =>
       this.#onCall?.({
         method: spec.method,
         endpoint,
         status,
-        durationMs: performance.now() - started,
+        durationMs: (answered ?? performance.now()) - started,
         attempt,
+        contractViolations,
       });
     const fail = (init: Omit<ServiceErrorInit, 'endpoint' | 'path' | 'attempts'>) =>
       new ServiceError({
@@ -257,6 +298,7 @@ export class Transport {
       statusText = res.statusText;
       retryAfter = res.headers['retry-after'];
       text = await res.body.text();
+      answered = performance.now();
     } catch (e) {
       record('error');
       if (signal?.aborted) throw signal.reason;
@@ -273,9 +315,8 @@ export class Transport {
         error: fail({ status: undefined, detail, retryable: networkTransient(e), cause: e }),
       };
     }
-    record(status);
-
     if (status < 200 || status >= 300) {
+      record(status);
       const parsed = parseErrorBody(text, statusText);
       return {
         ok: false,
@@ -289,22 +330,26 @@ export class Transport {
         }),
       };
     }
-    if (spec.response === undefined) return { ok: true, value: undefined as T };
-
-    const contractError = (issues: { path: string; message: string }[]) => ({
-      ok: false as const,
-      retryNow: false,
-      error: new ServiceContractError({ status, endpoint, path, attempts: attempt, contractIssues: issues }),
-    });
+    if (read === undefined) {
+      record(status);
+      return { ok: true, value: undefined as T };
+    }
+    const contractError = (issues: ContractIssue[]) =>
+      new ServiceContractError({ status, endpoint, path, attempts: attempt, contractIssues: issues });
+    const unusable = (issues: ContractIssue[]) => {
+      record(status, 1);
+      return { ok: false as const, retryNow: false, error: contractError(issues) };
+    };
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      return contractError([{ path: '(body)', message: 'not JSON' }]);
+      return unusable([{ path: '(body)', message: 'not JSON' }]);
     }
-    const parsed = spec.response.safeParse(json);
-    if (!parsed.success) return contractError(contractIssues(parsed.error));
-    return { ok: true, value: parsed.data };
+    const judged = read(json, contractError);
+    if ('issues' in judged) return unusable(judged.issues);
+    record(status, judged.violations);
+    return { ok: true, value: judged.value };
   }
 
   /** The service might echo a credential back in an error text; it never reaches our messages. */

@@ -4,6 +4,7 @@ import { defaultSeedIds, defaultSeedKeys } from '../../src/emulator/seed.ts';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.ts';
 import { ServiceClient } from '../../src/service/client.ts';
 import { serviceCallMetrics } from '../../src/service/metrics.ts';
+import { deploymentBody, json, listenerBody, startStub } from './http-stub.ts';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -42,5 +43,36 @@ describe('service call metrics', () => {
     );
     for (const secret of ['00000000-0000-4000-8000-00000000abcd', defaultSeedKeys.dev, defaultSeedIds.tenant])
       expect(text).not.toContain(secret);
+  });
+});
+
+describe('contract violations', () => {
+  it('counts each list item left out and each unusable body, by endpoint template', async () => {
+    const noId = { ...deploymentBody, id: undefined };
+    const stub = await startStub((req, res) =>
+      req.url.startsWith('/v2/deployments')
+        ? json(res, 200, { resources: [deploymentBody, noId, noId], offset: 3 })
+        : json(res, 200, { ...listenerBody, version: 7 }),
+    );
+    const registry = new Registry();
+    const client = new ServiceClient({
+      baseUrl: stub.url,
+      apiKey: 'k',
+      onCall: serviceCallMetrics(registry),
+    });
+    try {
+      expect((await client.listDeployments()).resources).toHaveLength(1);
+      await expect(client.getListener(listenerBody.id)).rejects.toThrow(/version/);
+    } finally {
+      await client.close();
+      await stub.close();
+    }
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'agent_deploy_service_contract_violations_total{endpoint="GET /v2/deployments"} 2',
+    );
+    expect(text).toContain(
+      'agent_deploy_service_contract_violations_total{endpoint="GET /v2/listeners/{listener_id}"} 1',
+    );
   });
 });

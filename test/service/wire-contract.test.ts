@@ -149,21 +149,20 @@ describe('responses', () => {
 
   it('turns a body that breaks the contract into a ServiceContractError naming endpoint and field', async () => {
     const bad = { ...listenerBody, id: 'not-a-uuid', compute_config: { k8s_namespaces: 'default' } };
-    const { stub, client } = await setup((_req, res) =>
-      json(res, 200, { resources: [listenerBody, bad], offset: 2 }),
-    );
-    const error = await client.listListeners().catch((e: unknown) => e);
+    const { stub, client, calls } = await setup((_req, res) => json(res, 200, bad));
+    const error = await client.getListener(listenerBody.id).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceContractError);
     const contract = error as ServiceContractError;
-    expect(contract.endpoint).toBe('GET /v2/listeners');
+    expect(contract.endpoint).toBe('GET /v2/listeners/{listener_id}');
     expect(contract.contractIssues.map((i) => i.path).sort()).toEqual([
-      'resources[1].compute_config.k8s_namespaces',
-      'resources[1].id',
+      'compute_config.k8s_namespaces',
+      'id',
     ]);
-    expect(contract.message).toContain('GET /v2/listeners');
-    expect(contract.message).toContain('resources[1].id');
+    expect(contract.message).toContain('GET /v2/listeners/{listener_id}');
+    expect(contract.message).toContain('at id: ');
     expect(contract.retryable).toBe(false);
     expect(stub.requests).toHaveLength(1);
+    expect(calls).toMatchObject([{ status: 200, contractViolations: 1 }]);
   });
 
   it('names a missing field and a value of the wrong type', async () => {
@@ -176,8 +175,8 @@ describe('responses', () => {
     await expect(client.getListener(listenerBody.id)).rejects.toThrow(
       /GET \/v2\/listeners\/\{listener_id\}.*version/,
     );
-    const error = (await client.listRevisions('d').catch((e: unknown) => e)) as ServiceContractError;
-    expect(error.contractIssues.map((i) => i.path)).toContain('resources[0].status');
+    const { rejected } = await client.listRevisions('d');
+    expect(rejected[0]!.error.contractIssues.map((i) => i.path)).toEqual(['resources[0].status']);
   });
 
   it('treats a success body that is not JSON as a contract error', async () => {
@@ -198,6 +197,90 @@ describe('responses', () => {
     await expect(client.deleteListener(listenerBody.id)).resolves.toBeUndefined();
     expect(stub.requests[0]!.method).toBe('DELETE');
     expect(calls).toMatchObject([{ endpoint: 'DELETE /v2/listeners/{listener_id}', status: 204 }]);
+  });
+});
+
+describe('lists, item by item', () => {
+  const second = { ...listenerBody, id: 'dddddddd-0000-4000-8000-000000000002', compute_id: 'other' };
+
+  it('leaves out an item that breaks the contract, keeps the others, and reports it with its path', async () => {
+    const bad = { ...listenerBody, id: 'not-a-uuid', compute_config: { k8s_namespaces: 'default' } };
+    const { stub, client, calls } = await setup((_req, res) =>
+      json(res, 200, { resources: [listenerBody, bad, second], offset: 3 }),
+    );
+    const page = await client.listListeners();
+    expect(page.resources.map((l) => l.id)).toEqual([listenerBody.id, second.id]);
+    expect(page.offset).toBe(3);
+    expect(page.rejected).toHaveLength(1);
+    const [item] = page.rejected;
+    expect(item).toMatchObject({ index: 1, id: 'not-a-uuid', name: undefined });
+    expect(item!.error).toBeInstanceOf(ServiceContractError);
+    expect(item!.error.endpoint).toBe('GET /v2/listeners');
+    expect(item!.error.contractIssues.map((i) => i.path).sort()).toEqual([
+      'resources[1].compute_config.k8s_namespaces',
+      'resources[1].id',
+    ]);
+    expect(item!.error.message).toMatch(
+      /^GET \/v2\/listeners \(\/v2\/listeners\): HTTP 200: .*resources\[1\]\.id/,
+    );
+    expect(item!.error.retryable).toBe(false);
+    expect(stub.requests).toHaveLength(1);
+    expect(calls).toMatchObject([{ endpoint: 'GET /v2/listeners', status: 200, contractViolations: 1 }]);
+  });
+
+  it('reports a deployment without an id by its name and path, and keeps the rest', async () => {
+    const { id: _id, ...noId } = { ...deploymentBody, name: 'nameless-id' };
+    const other = { ...deploymentBody, id: 'eeeeeeee-0000-4000-8000-000000000002', name: 'other' };
+    const { client } = await setup((_req, res) =>
+      json(res, 200, { resources: [deploymentBody, noId, other], offset: 3 }),
+    );
+    const page = await client.listDeployments();
+    expect(page.resources.map((d) => d.name)).toEqual(['agent', 'other']);
+    expect(page.rejected).toMatchObject([{ index: 1, id: undefined, name: 'nameless-id' }]);
+    expect(page.rejected[0]!.error.contractIssues).toEqual([
+      { path: 'resources[1].id', message: expect.stringContaining('string') },
+    ]);
+  });
+
+  it('still fails whole when the page wrapper itself breaks the contract', async () => {
+    const { client, calls } = await setup((_req, res) => json(res, 200, { resources: 'none', offset: 0 }));
+    const error = (await client.listListeners().catch((e: unknown) => e)) as ServiceContractError;
+    expect(error).toBeInstanceOf(ServiceContractError);
+    expect(error.contractIssues.map((i) => i.path)).toEqual(['resources']);
+    expect(calls).toMatchObject([{ contractViolations: 1 }]);
+  });
+
+  it('walks on past an item left out: it counts toward the page size, and goes to onRejected', async () => {
+    const pages = [[listenerBody, { id: 'x' }], [second]];
+    const { stub, client } = await setup((req, res) => {
+      const offset = Number(new URL(req.url, 'http://x').searchParams.get('offset'));
+      json(res, 200, { resources: pages[offset / 2] ?? [], offset: offset + 2 });
+    });
+    const rejected: unknown[] = [];
+    const all = await client.listAllListeners({ limit: 2 }, { onRejected: (item) => rejected.push(item) });
+    expect(all.map((l) => l.id)).toEqual([listenerBody.id, second.id]);
+    expect(rejected).toMatchObject([{ index: 1, id: 'x' }]);
+    expect(stub.requests).toHaveLength(2);
+    // Without onRejected, a walk cannot tell its caller what it left out: it fails.
+    const error = await client.listAllListeners({ limit: 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceContractError);
+    expect((error as ServiceContractError).contractIssues[0]!.path).toMatch(/^resources\[1\]\./);
+  });
+
+  it('finds a deployment by name unless an item left out may be the one', async () => {
+    let answer: unknown[] = [];
+    const { client } = await setup((_req, res) => json(res, 200, { resources: answer, offset: 0 }));
+    const broken = (name?: string) => ({ ...deploymentBody, id: 'bad', ...(name ? { name } : {}) });
+    const { name: _name, ...nameless } = broken();
+
+    answer = [deploymentBody, broken('agent')];
+    expect((await client.findDeploymentByName('agent'))?.id).toBe(deploymentBody.id);
+    answer = [broken('agent-2')];
+    expect(await client.findDeploymentByName('agent')).toBeUndefined();
+    answer = [broken('agent')];
+    await expect(client.findDeploymentByName('agent')).rejects.toThrow(/resources\[0\]\.id/);
+    answer = [nameless];
+    await expect(client.findDeploymentByName('agent')).rejects.toBeInstanceOf(ServiceContractError);
   });
 });
 

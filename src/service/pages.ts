@@ -1,0 +1,55 @@
+// List responses read item by item: the page wrapper must hold, but an item that breaks the contract is
+// left out and reported on its own, so one bad item never hides the others (tolerant reading).
+import { z } from 'zod';
+import { contractIssues, type ServiceContractError } from './errors.ts';
+import type { BodyReader } from './transport.ts';
+import type { Page } from './wire.ts';
+
+/** An item of a list response left out because it breaks the contract. */
+export interface RejectedItem {
+  /** Its position in the response's `resources`. */
+  index: number;
+  /** Its `id` and `name` as sent, when they are strings: whom it concerns. Nothing else of it is kept. */
+  id: string | undefined;
+  name: string | undefined;
+  /** Names the endpoint and what is wrong, by path in the response body (`resources[3].id`). */
+  error: ServiceContractError;
+}
+
+/** One page of a list: the items that hold, and those left out. */
+export interface ListedPage<T> extends Page<T> {
+  rejected: RejectedItem[];
+}
+
+const Wrapper = z.looseObject({
+  resources: z.array(z.unknown()),
+  offset: z.number().int().nonnegative(),
+});
+
+const stringAt = (item: unknown, key: string): string | undefined => {
+  const value =
+    typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** Reads a page wrapper (§2.14) whole and each of its items with `item`, leaving out the bad ones. */
+export function pageReader<T>(item: z.ZodType<T>): BodyReader<ListedPage<T>> {
+  return (json, contractError) => {
+    const wrapper = Wrapper.safeParse(json);
+    if (!wrapper.success) return { issues: contractIssues(wrapper.error) };
+    const resources: T[] = [];
+    const rejected: RejectedItem[] = [];
+    wrapper.data.resources.forEach((raw, index) => {
+      const parsed = item.safeParse(raw);
+      if (parsed.success) resources.push(parsed.data);
+      else
+        rejected.push({
+          index,
+          id: stringAt(raw, 'id'),
+          name: stringAt(raw, 'name'),
+          error: contractError(contractIssues(parsed.error, ['resources', index])),
+        });
+    });
+    return { value: { ...wrapper.data, resources, rejected }, violations: rejected.length };
+  };
+}
