@@ -3,16 +3,18 @@
 // through here: concurrent reads are coalesced into one call per 100 ids, every live id (one a resource
 // refers to now) is refreshed once per resync period, and the owners of ids whose state changed are
 // woken. What it holds is derived from the live ids at each refresh: an id no resource refers to any
-// more is dropped, so idle cost follows what exists, not what once existed.
-import type { ServiceClient } from '../../service/client.ts';
+// more is dropped, so idle cost follows what exists, not what once existed. An item of the answer that
+// breaks the contract hides none of the others: its id's reads fail with its contract error, never "gone".
+import type { ListedPage, ServiceClient } from '../../service/client.ts';
+import type { ServiceContractError } from '../../service/errors.ts';
 import type { Deployment } from '../../service/wire.ts';
 
 export const batchSize = 100;
 
-interface Entry {
-  deployment: Deployment | null;
-  at: number;
-}
+/** What one read says of an id: the deployment, null (the service does not have it), or an unreadable item. */
+export type Sighting = { deployment: Deployment | null } | { error: ServiceContractError };
+
+type Entry = Sighting & { at: number };
 
 interface Waiter {
   resolve(d: Deployment | null): void;
@@ -34,9 +36,41 @@ export interface ObserverOptions {
   now?: () => number;
 }
 
-/** The fields whose change is worth a reconcile. */
-const fingerprint = (d: Deployment | null) =>
-  d ? `${d.updated_at}|${d.status}|${d.latest_revision_id}|${d.active_revision_id}` : 'gone';
+/** The fields whose change is worth a reconcile (an unreadable item's index moves with its neighbours). */
+function fingerprint(entry: Sighting | undefined): string {
+  if (!entry) return 'gone';
+  if ('error' in entry) return 'unreadable';
+  const d = entry.deployment;
+  return d ? `${d.updated_at}|${d.status}|${d.latest_revision_id}|${d.active_revision_id}` : 'gone';
+}
+
+/**
+ * What one batched answer says of each id asked for. An id whose item broke the contract gets that
+ * item's error. An item left out whose id cannot be told (none, or one not asked for) may be any id
+ * the answer lacks: those get its error too, since calling them gone would make their owners create
+ * the deployment a second time.
+ */
+export function sightings(ids: readonly string[], page: ListedPage<Deployment>): Map<string, Sighting> {
+  const asked = new Set(ids);
+  const found = new Map(page.resources.map((d) => [d.id, d]));
+  const unreadable = new Map<string, ServiceContractError>();
+  for (const item of page.rejected)
+    if (item.id !== undefined && asked.has(item.id)) unreadable.set(item.id, item.error);
+  const untold = page.rejected.find((item) => item.id === undefined || !asked.has(item.id));
+  const out = new Map<string, Sighting>();
+  for (const id of ids) {
+    const deployment = found.get(id);
+    const error = deployment ? undefined : (unreadable.get(id) ?? untold?.error);
+    out.set(id, error ? { error } : { deployment: deployment ?? null });
+  }
+  return out;
+}
+
+/** A cached sighting as a read's answer. */
+const settle = (entry: Sighting | undefined, w: Waiter): void => {
+  if (entry && 'error' in entry) w.reject(entry.error);
+  else w.resolve(entry?.deployment ?? null);
+};
 
 export class DeploymentObserver {
   readonly #client: ServiceClient;
@@ -53,10 +87,14 @@ export class DeploymentObserver {
     this.#now = options.now ?? Date.now;
   }
 
-  /** The deployment (null: the service does not have it), read at most `maxAgeMs` ago. */
+  /**
+   * The deployment (null: the service does not have it), read at most `maxAgeMs` ago. Rejects with a
+   * ServiceContractError naming the item's path when the service's item for this id breaks the contract.
+   */
   get(id: string, maxAgeMs: number): Promise<Deployment | null> {
     const entry = this.#cache.get(id);
-    if (entry && this.#now() - entry.at <= maxAgeMs) return Promise.resolve(entry.deployment);
+    if (entry && this.#now() - entry.at <= maxAgeMs)
+      return new Promise((resolve, reject) => settle(entry, { resolve, reject }));
     return new Promise((resolve, reject) => {
       const waiters = this.#waiting.get(id) ?? [];
       waiters.push({ resolve, reject });
@@ -97,15 +135,14 @@ export class DeploymentObserver {
     const ids = [...live];
     for (let i = 0; i < ids.length; i += batchSize) {
       const chunk = ids.slice(i, i + batchSize);
-      const before = new Map(chunk.map((id) => [id, fingerprint(this.#cache.get(id)?.deployment ?? null)]));
+      const before = new Map(chunk.map((id) => [id, fingerprint(this.#cache.get(id))]));
       try {
         await this.#read(chunk);
       } catch {
         continue; // the next period tries again; reconciles that need data read for themselves
       }
       for (const id of chunk) {
-        if (fingerprint(this.#cache.get(id)?.deployment ?? null) !== before.get(id))
-          this.#options.onChange(id);
+        if (fingerprint(this.#cache.get(id)) !== before.get(id)) this.#options.onChange(id);
       }
     }
     this.#options.onRefresh?.(ids.length);
@@ -125,8 +162,7 @@ export class DeploymentObserver {
         const chunk = ids.slice(i, i + batchSize);
         this.#read(chunk).then(
           () => {
-            for (const id of chunk)
-              for (const w of waiting.get(id) ?? []) w.resolve(this.#cache.get(id)?.deployment ?? null);
+            for (const id of chunk) for (const w of waiting.get(id) ?? []) settle(this.#cache.get(id), w);
           },
           (err) => {
             for (const id of chunk) for (const w of waiting.get(id) ?? []) w.reject(err);
@@ -150,7 +186,6 @@ export class DeploymentObserver {
   async #read(ids: string[]): Promise<void> {
     const page = await this.#client.listDeployments({ deployment_ids: ids, limit: batchSize });
     const at = this.#now();
-    const found = new Map(page.resources.map((d) => [d.id, d]));
-    for (const id of ids) this.#cache.set(id, { deployment: found.get(id) ?? null, at });
+    for (const [id, sighting] of sightings(ids, page)) this.#cache.set(id, { ...sighting, at });
   }
 }
