@@ -56,8 +56,8 @@ export const conditionReasons = [
   'BuildFailed',
   'DeployFailed',
   'Interrupted',
-  'Skipped',
   'Unknown',
+  'UnknownServiceStatus',
   'NotFound',
   // Synced: whether the service holds what the spec asks.
   'Synced',

@@ -69,14 +69,16 @@ export const RevisionStatus = z.enum(revisionStatuses);
 export type RevisionStatus = z.infer<typeof RevisionStatus>;
 const ReportedRevisionStatus = reported(revisionStatuses);
 
-/** Revision states after which nothing more happens to that revision (never a state not listed). */
+/**
+ * Revision states after which nothing more happens to that revision. Not INTERRUPTED nor UNKNOWN: the
+ * hosted service may still move such a revision on; nor a state the interface does not list.
+ */
 export const terminalRevisionStatuses: ReadonlySet<string> = new Set<RevisionStatus>([
   'CREATE_FAILED',
   'BUILD_FAILED',
   'DEPLOY_FAILED',
   'DEPLOYED',
   'SKIPPED',
-  'INTERRUPTED',
 ]);
 
 /** The interface lists dev_free, dev and prod; the hosted service also takes dev_zero and dev_free_zero. */

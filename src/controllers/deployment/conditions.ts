@@ -1,13 +1,14 @@
 // Ready / Synced / Reconciling / Stalled of a Deployment from what the reconcile saw (DESIGN.md §2): the
-// phase of the service deployment and its latest revision.
+// phase of the service deployment and its latest revision. A status the interface does not list is in
+// progress, never a failure: the service knows what it means, the operator only waits and shows it.
 import type { ConditionReason } from '../../api/constants.ts';
 import {
   type Deployment,
+  deploymentStatuses,
   isKnown,
   type Reported,
   type RevisionStatus,
   revisionStatuses,
-  terminalRevisionStatuses,
 } from '../../service/wire.ts';
 import { type ConditionSet, type ConditionValue, condition, type Problem } from '../managed/conditions.ts';
 
@@ -16,7 +17,10 @@ export interface Observed {
   latestRevision?: { id: string; status: Reported<RevisionStatus> };
 }
 
-const revisionReason: Record<RevisionStatus, ConditionReason> = {
+/** Where a latest revision stands: deployed (or nothing to deploy), failed for good, or under way. */
+export type RevisionPhase = { phase: 'settled' } | { phase: 'failed' | 'moving'; reason: ConditionReason };
+
+const revisionReason: Record<Exclude<RevisionStatus, 'DEPLOYED' | 'SKIPPED'>, ConditionReason> = {
   CREATING: 'Creating',
   QUEUED: 'Queued',
   AWAITING_BUILD: 'AwaitingBuild',
@@ -26,12 +30,25 @@ const revisionReason: Record<RevisionStatus, ConditionReason> = {
   CREATE_FAILED: 'CreateFailed',
   BUILD_FAILED: 'BuildFailed',
   DEPLOY_FAILED: 'DeployFailed',
-  DEPLOYED: 'Ready',
-  SKIPPED: 'Skipped',
+  // The hosted service may move an interrupted or unknown revision on: waited for, not a failure.
   INTERRUPTED: 'Interrupted',
   UNKNOWN: 'Unknown',
 };
-const failed: ReadonlySet<string> = new Set(['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
+const failed: ReadonlySet<string> = new Set<RevisionStatus>([
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+]);
+
+/**
+ * DEPLOYED and SKIPPED are settled: the hosted service skips a revision that needs no deploy, and the
+ * active revision (maybe an earlier one) keeps serving. A status the interface does not list is under way.
+ */
+export function revisionPhase(status: Reported<RevisionStatus>): RevisionPhase {
+  if (!isKnown(revisionStatuses, status)) return { phase: 'moving', reason: 'UnknownServiceStatus' };
+  if (status === 'DEPLOYED' || status === 'SKIPPED') return { phase: 'settled' };
+  return { phase: failed.has(status) ? 'failed' : 'moving', reason: revisionReason[status] };
+}
 
 const c = condition;
 
@@ -39,47 +56,42 @@ const c = condition;
 function readiness(observed: Observed): { ready: ConditionValue; moving: boolean; failedRevision: boolean } {
   const d = observed.deployment;
   const rev = observed.latestRevision;
-  if (!d.latest_revision_id)
+  const moving = (ready: ConditionValue) => ({ ready, moving: true, failedRevision: false });
+  if (!d.latest_revision_id) return moving(c('False', 'Creating', 'the deployment has no revision yet'));
+  const phase = rev && revisionPhase(rev.status);
+  if (rev && phase && phase.phase !== 'settled') {
+    const unknown = phase.reason === 'UnknownServiceStatus' ? ', a status the operator does not know' : '';
     return {
-      ready: c('False', 'Creating', 'the deployment has no revision yet'),
-      moving: true,
-      failedRevision: false,
-    };
-  if (rev && rev.status !== 'DEPLOYED') {
-    const terminal = terminalRevisionStatuses.has(rev.status);
-    return {
-      ready: c(
-        'False',
-        isKnown(revisionStatuses, rev.status) ? revisionReason[rev.status] : 'Unknown',
-        `revision ${rev.id} is ${rev.status}`,
-      ),
-      moving: !terminal,
-      failedRevision: failed.has(rev.status),
+      ready: c('False', phase.reason, `revision ${rev.id} is ${rev.status}${unknown}`),
+      moving: phase.phase === 'moving',
+      failedRevision: phase.phase === 'failed',
     };
   }
-  if (d.active_revision_id !== d.latest_revision_id)
-    return {
-      ready: c('False', 'Deploying', `revision ${d.latest_revision_id} is not active yet`),
-      moving: true,
-      failedRevision: false,
-    };
+  const skipped = rev?.status === 'SKIPPED';
+  if (!skipped && d.active_revision_id !== d.latest_revision_id)
+    return moving(c('False', 'Deploying', `revision ${d.latest_revision_id} is not active yet`));
   if (d.status === 'AWAITING_DATABASE')
-    return {
-      ready: c('False', 'AwaitingDatabase', 'the service is provisioning the database'),
-      moving: true,
-      failedRevision: false,
-    };
+    return moving(c('False', 'AwaitingDatabase', 'the service is provisioning the database'));
+  if (!isKnown(deploymentStatuses, d.status))
+    return moving(
+      c(
+        'False',
+        'UnknownServiceStatus',
+        `the service reports status ${d.status}, which the operator does not know`,
+      ),
+    );
   if (d.status !== 'READY')
     return {
       ready: c('False', 'Unknown', `the service reports status ${d.status}`),
       moving: d.status !== 'UNUSED',
       failedRevision: false,
     };
-  return {
-    ready: c('True', 'Ready', `revision ${d.latest_revision_id} is deployed and active`),
-    moving: false,
-    failedRevision: false,
-  };
+  const deployed = skipped
+    ? `revision ${d.latest_revision_id} was skipped, which the service counts as done; ${
+        d.active_revision_id ? `revision ${d.active_revision_id} is active` : 'the service reports READY'
+      }`
+    : `revision ${d.latest_revision_id} is deployed and active`;
+  return { ready: c('True', 'Ready', deployed), moving: false, failedRevision: false };
 }
 
 /**

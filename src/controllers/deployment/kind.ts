@@ -2,7 +2,7 @@
 // batched observer for what the service holds; the planner; and the status a service deployment shows.
 import { annotations } from '../../api/constants.ts';
 import type { DeploymentResource, DeploymentStatus } from '../../api/deployment.ts';
-import type { ServiceClient } from '../../service/client.ts';
+import type { ListedPage, ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import {
   type CreateDeploymentRequest,
@@ -11,6 +11,8 @@ import {
   type Revision,
   terminalRevisionStatuses,
 } from '../../service/wire.ts';
+import type { Problem } from '../managed/conditions.ts';
+import { serviceTrouble } from '../managed/errors.ts';
 import type { ManagedKind, ObserveContext, Outcome } from '../managed/kind.ts';
 import { previousObserved } from '../managed/status.ts';
 import { DEPLOYMENTS } from '../resources.ts';
@@ -132,7 +134,8 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
           observed: previousObserved(cr.status),
           conditions: computeConditions(undefined, outcome.problem),
         };
-      const revisions = await revisionsIfMoving(d.service, deployment, cr.status, signal);
+      const listed = await revisionsIfMoving(d.service, deployment, cr.status, signal);
+      const revisions = listed?.resources;
       const observed: Observed = { deployment };
       const latest = revisions?.find((r) => r.id === deployment.latest_revision_id);
       if (latest) observed.latestRevision = { id: latest.id, status: latest.status };
@@ -145,7 +148,7 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
       const fields: Partial<DeploymentStatus> = observedStatus(deployment, summaries);
       const digest = sentDigest(cr, outcome);
       if (digest) fields.secretsDigest = digest;
-      return { observed: fields, conditions: computeConditions(observed, outcome.problem) };
+      return { observed: fields, conditions: computeConditions(observed, problemOf(outcome, listed)) };
     },
 
     forgetExternal: (id) => d.observer.forget(id),
@@ -168,9 +171,24 @@ async function revisionsIfMoving(
   d: Deployment,
   status: DeploymentStatus | undefined,
   signal: AbortSignal,
-): Promise<Revision[] | undefined> {
+): Promise<ListedPage<Revision> | undefined> {
   if (!d.latest_revision_id || d.latest_revision_id === d.active_revision_id) return undefined;
   const known = status?.latestRevision;
   if (known?.id === d.latest_revision_id && terminalRevisionStatuses.has(known.status)) return undefined;
-  return (await service.listRevisions(d.id, { limit: 100 }, { signal })).resources;
+  return service.listRevisions(d.id, { limit: 100 }, { signal });
+}
+
+/**
+ * Why the spec may not be held, with an unreadable latest revision as trouble: its item broke the
+ * contract (or one left out may be it), so its state is unknown and the message names the item's path.
+ */
+function problemOf(
+  outcome: Outcome<Deployment, DeploymentInputs>,
+  listed: ListedPage<Revision> | undefined,
+): Problem | undefined {
+  if (outcome.problem) return outcome.problem;
+  const latest = outcome.target?.latest_revision_id;
+  const found = listed?.resources.some((r) => r.id === latest);
+  const unreadable = found ? undefined : listed?.rejected.find((r) => r.id === undefined || r.id === latest);
+  return unreadable && serviceTrouble(unreadable.error);
 }

@@ -45,6 +45,72 @@ describe('computeConditions', () => {
     });
   });
 
+  it('waits on a deployment status the interface does not list: Ready False UnknownServiceStatus, never Stalled', () => {
+    const set = computeConditions({ deployment: d({ status: 'AWAITING_FINAL_DELETE' }) }, undefined);
+    expect(summary(set)).toEqual({
+      Ready: 'False/UnknownServiceStatus',
+      Synced: 'True/Synced',
+      Reconciling: 'True/Progressing',
+      Stalled: 'False/Progressing',
+    });
+    expect(set.Ready.message).toContain('AWAITING_FINAL_DELETE');
+  });
+
+  it('takes a revision status the interface does not list for one in progress', () => {
+    const set = computeConditions(
+      { deployment: d({ active_revision_id: 'r1' }), latestRevision: { id: 'r2', status: 'ROLLING_OUT' } },
+      undefined,
+    );
+    expect(summary(set)).toMatchObject({
+      Ready: 'False/UnknownServiceStatus',
+      Reconciling: 'True/Progressing',
+      Stalled: 'False/Progressing',
+    });
+    expect(set.Ready.message).toBe('revision r2 is ROLLING_OUT, a status the operator does not know');
+  });
+
+  it('waits on an INTERRUPTED or UNKNOWN latest revision: in progress, not failed', () => {
+    for (const [status, reason] of [
+      ['INTERRUPTED', 'Interrupted'],
+      ['UNKNOWN', 'Unknown'],
+    ] as const) {
+      const set = computeConditions(
+        { deployment: d({ active_revision_id: 'r1' }), latestRevision: { id: 'r2', status } },
+        undefined,
+      );
+      expect(summary(set)).toMatchObject({
+        Ready: `False/${reason}`,
+        Reconciling: 'True/Progressing',
+        Stalled: 'False/Progressing',
+      });
+    }
+  });
+
+  it('counts a SKIPPED latest revision as done: Ready once the service is READY, the earlier revision active', () => {
+    const skipped = { id: 'r2', status: 'SKIPPED' };
+    const set = computeConditions(
+      { deployment: d({ active_revision_id: 'r1' }), latestRevision: skipped },
+      undefined,
+    );
+    expect(summary(set)).toEqual({
+      Ready: 'True/Ready',
+      Synced: 'True/Synced',
+      Reconciling: 'False/Idle',
+      Stalled: 'False/Progressing',
+    });
+    expect(set.Ready.message).toBe(
+      'revision r2 was skipped, which the service counts as done; revision r1 is active',
+    );
+    const waiting = computeConditions(
+      { deployment: d({ active_revision_id: null, status: 'AWAITING_DATABASE' }), latestRevision: skipped },
+      undefined,
+    );
+    expect(summary(waiting)).toMatchObject({
+      Ready: 'False/AwaitingDatabase',
+      Reconciling: 'True/Progressing',
+    });
+  });
+
   it('reports a problem in Synced; stalled problems stop Reconciling', () => {
     const invalid = computeConditions(undefined, {
       reason: 'InvalidSpec',

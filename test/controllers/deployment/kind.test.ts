@@ -1,12 +1,28 @@
 // The status a Deployment shows of its service deployment, against the emulator over HTTP: a field that no
-// longer applies leaves status instead of lingering from the deployment before.
+// longer applies leaves status instead of lingering from the deployment before; and against a real HTTP
+// server that answers as the hosted service does (SKIPPED, statuses not listed, an unreadable revision).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeploymentResource } from '../../../src/api/deployment.ts';
-import { deploymentKind } from '../../../src/controllers/deployment/kind.ts';
+import { type DeploymentKind, deploymentKind } from '../../../src/controllers/deployment/kind.ts';
 import { DeploymentObserver } from '../../../src/controllers/deployment/observer.ts';
 import { statusPatch } from '../../../src/controllers/managed/status.ts';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
 import { ServiceClient } from '../../../src/service/client.ts';
+import type { Deployment } from '../../../src/service/wire.ts';
+import { deploymentBody, type HttpStub, json, revisionBody, startStub } from '../../service/http-stub.ts';
+
+const kindOver = (service: ServiceClient): DeploymentKind =>
+  deploymentKind({
+    service,
+    observer: new DeploymentObserver(service, { resyncMs: 60_000, onChange: () => {}, liveIds: () => [] }),
+    inputs: {
+      secret: async () => ({ missing: 'NotFound' }),
+      listener: () => undefined,
+      repository: async () => undefined,
+    },
+    owners: () => [],
+    resyncMs: 60_000,
+  });
 
 describe('deploymentKind.status', () => {
   let emu: RunningEmulator;
@@ -23,22 +39,7 @@ describe('deploymentKind.status', () => {
   });
 
   it('clears what the deployment before had when the service deployment was deleted and made again', async () => {
-    const observer = new DeploymentObserver(service, {
-      resyncMs: 60_000,
-      onChange: () => {},
-      liveIds: () => [],
-    });
-    const kind = deploymentKind({
-      service,
-      observer,
-      inputs: {
-        secret: async () => ({ missing: 'NotFound' }),
-        listener: () => undefined,
-        repository: async () => undefined,
-      },
-      owners: () => [],
-      resyncMs: 60_000,
-    });
+    const kind = kindOver(service);
     const made = await service.createDeployment({
       name: 'again',
       source: 'internal_docker',
@@ -85,5 +86,63 @@ describe('deploymentKind.status', () => {
     // The write removes what no longer applies.
     expect(statusPatch(before, view.observed)).toMatchObject({ activeRevisionId: null, imageVersion: null });
     expect(view.conditions.Ready.status).toBe('False');
+  });
+});
+
+describe('deploymentKind.status, with what the hosted service answers', () => {
+  let stub: HttpStub;
+  let service: ServiceClient;
+  let revisions: unknown[] = [];
+  const earlier = 'aaaaaaaa-0000-4000-8000-000000000000';
+  const target = { ...deploymentBody, active_revision_id: earlier } as Deployment;
+  const cr: DeploymentResource = {
+    apiVersion: 'deploy.agents.dev/v1alpha1',
+    kind: 'Deployment',
+    metadata: { name: 'agent', namespace: 'n', uid: 'u1' },
+    spec: { source: 'internal_docker', deletionPolicy: 'Orphan', adopt: false },
+  };
+  const statusOf = (d: Deployment) =>
+    kindOver(service).status(cr, { target: d, looked: true }, new AbortController().signal);
+
+  beforeAll(async () => {
+    stub = await startStub((_req, res) => json(res, 200, { resources: revisions, offset: revisions.length }));
+    service = new ServiceClient({ baseUrl: stub.url, apiKey: 'k' });
+  });
+  afterAll(async () => {
+    await service.close();
+    await stub.close();
+  });
+
+  it('is Ready with a SKIPPED latest revision while the earlier one stays active', async () => {
+    revisions = [{ ...revisionBody, status: 'SKIPPED' }];
+    const view = await statusOf(target);
+    expect(view.conditions.Ready).toMatchObject({ status: 'True', reason: 'Ready' });
+    expect(view.observed).toMatchObject({
+      serviceStatus: 'READY',
+      activeRevisionId: earlier,
+      latestRevision: { id: revisionBody.id, status: 'SKIPPED' },
+    });
+  });
+
+  it('shows statuses the interface does not list as the service reports them', async () => {
+    revisions = [{ ...revisionBody, status: 'ROLLING_OUT' }];
+    const view = await statusOf({ ...target, status: 'AWAITING_FINAL_DELETE' });
+    expect(view.observed).toMatchObject({
+      serviceStatus: 'AWAITING_FINAL_DELETE',
+      latestRevision: { status: 'ROLLING_OUT' },
+    });
+    expect(view.conditions.Ready.reason).toBe('UnknownServiceStatus');
+    expect(view.conditions.Stalled.status).toBe('False');
+  });
+
+  it('says in Synced that the latest revision cannot be read, naming its path; never Stalled', async () => {
+    const other = { ...revisionBody, id: earlier, status: 'DEPLOYED' };
+    revisions = [other, { ...revisionBody, created_at: 'yesterday' }];
+    const view = await statusOf(target);
+    expect(view.conditions.Synced).toMatchObject({ status: 'False', reason: 'ServiceError' });
+    expect(view.conditions.Synced.message).toContain('resources[1].created_at');
+    expect(view.conditions.Reconciling.status).toBe('True');
+    expect(view.conditions.Stalled.status).toBe('False');
+    expect(view.observed.revisions).toEqual([expect.objectContaining({ id: earlier })]);
   });
 });
