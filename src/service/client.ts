@@ -33,7 +33,7 @@ import {
   type UpdateTokenMetadataRequest,
 } from './wire.ts';
 
-export type { ListedPage, RejectedItem } from './pages.ts';
+export { describeLeftOut, type ListedPage, type RejectedItem } from './pages.ts';
 export type { CallOptions, CallRecord, Timeouts } from './transport.ts';
 export type ServiceClientOptions = TransportOptions;
 

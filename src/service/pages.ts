@@ -53,3 +53,19 @@ export function pageReader<T>(item: z.ZodType<T>): BodyReader<ListedPage<T>> {
     return { value: { ...wrapper.data, resources, rejected }, violations: rejected.length };
   };
 }
+
+/** One line about the items left out of a list of `kind`s (a singular noun): whom each concerns and why. */
+export function describeLeftOut(rejected: readonly RejectedItem[], kind: string): string {
+  const which =
+    rejected.length === 1
+      ? `1 ${kind} whose entry breaks`
+      : `${rejected.length} ${kind}s whose entries break`;
+  return `left out ${which} the service interface: ${rejected.map(describeRejected).join('; ')}`;
+}
+
+/** An item left out: whom it concerns (as sent), and what is wrong, by path. */
+function describeRejected(item: RejectedItem): string {
+  const who = [item.id && `id ${item.id}`, item.name && `name ${item.name}`].filter(Boolean).join(', ');
+  const what = item.error.contractIssues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  return `resources[${item.index}]${who ? ` (${who})` : ''}: ${what}`;
+}

@@ -1,6 +1,8 @@
-// `agent-deploy deployments`: the service's deployments (GET /v2/deployments), every page, filtered.
+// `agent-deploy deployments`: the service's deployments (GET /v2/deployments), every page, filtered. Values
+// the interface does not list are shown as the service sent them; an entry that breaks the interface is
+// left out of the output and named on stderr, and the command then exits 1.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { ServiceClient } from '../../service/client.ts';
+import { describeLeftOut, type RejectedItem, type ServiceClient } from '../../service/client.ts';
 import {
   type Deployment,
   type DeploymentStatus,
@@ -45,7 +47,8 @@ export function command(): Command {
         return n;
       }),
   ).action(async (flags: Flags) => {
-    const deployments = await withService(flags, (client) => listDeployments(client, flags));
+    const rejected: RejectedItem[] = [];
+    const deployments = await withService(flags, (client) => listDeployments(client, flags, rejected));
     print(flags.output, deployments, () => ({
       columns: ['NAME', 'ID', 'SOURCE', 'STATUS', 'LATEST-REVISION', 'ACTIVE-REVISION', 'UPDATED'],
       rows: deployments.map((d) => [
@@ -58,10 +61,15 @@ export function command(): Command {
         d.updated_at,
       ]),
     }));
+    if (rejected.length > 0) throw new Error(describeLeftOut(rejected, 'deployment'));
   });
 }
 
-async function listDeployments(client: ServiceClient, flags: Flags): Promise<Deployment[]> {
+async function listDeployments(
+  client: ServiceClient,
+  flags: Flags,
+  rejected: RejectedItem[],
+): Promise<Deployment[]> {
   const limit = flags.limit ?? Number.POSITIVE_INFINITY;
   const query: Omit<ListDeploymentsQuery, 'offset'> = { limit: Math.min(pageSize, limit) };
   if (flags.nameContains) query.name_contains = flags.nameContains;
@@ -75,7 +83,8 @@ async function listDeployments(client: ServiceClient, flags: Flags): Promise<Dep
 
   const out: Deployment[] = [];
   for (const ids of idBatches) {
-    for await (const d of client.iterateDeployments(ids ? { ...query, deployment_ids: ids } : query)) {
+    const batch = ids ? { ...query, deployment_ids: ids } : query;
+    for await (const d of client.iterateDeployments(batch, { onRejected: (item) => rejected.push(item) })) {
       out.push(d);
       if (out.length >= limit) return out;
     }

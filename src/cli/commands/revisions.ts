@@ -1,8 +1,9 @@
 // `agent-deploy revisions DEPLOYMENT`: the revisions of one deployment, newest first by created_at
-// (the interface leaves the service's order unspecified).
+// (the interface leaves the service's order unspecified). Statuses the interface does not list are shown
+// as sent; an entry that breaks the interface is left out, named on stderr, and the command exits 1.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
-import type { ServiceClient } from '../../service/client.ts';
+import { describeLeftOut, type RejectedItem, type ServiceClient } from '../../service/client.ts';
 import { type Revision, type RevisionStatus, revisionStatuses } from '../../service/wire.ts';
 import { cell, print } from '../output.ts';
 import { addServiceOptions, notFoundAs, type ServiceFlags, withService } from '../service-options.ts';
@@ -32,7 +33,10 @@ export function command(): Command {
           .default([]),
       ),
   ).action(async (deployment: string, flags: Flags) => {
-    const revisions = await withService(flags, (client) => listRevisions(client, deployment, flags.status));
+    const rejected: RejectedItem[] = [];
+    const revisions = await withService(flags, (client) =>
+      listRevisions(client, deployment, flags.status, rejected),
+    );
     print(flags.output, revisions, () => ({
       columns: ['ID', 'STATUS', 'SOURCE', 'CREATED', 'UPDATED', 'COMMIT'],
       rows: revisions.map((r) => [
@@ -44,6 +48,7 @@ export function command(): Command {
         cell(r.source_revision_config.repo_commit_sha),
       ]),
     }));
+    if (rejected.length > 0) throw new Error(describeLeftOut(rejected, 'revision'));
   });
 }
 
@@ -51,6 +56,7 @@ async function listRevisions(
   client: ServiceClient,
   deployment: string,
   status: RevisionStatus[],
+  rejected: RejectedItem[],
 ): Promise<Revision[]> {
   let id = deployment;
   if (!isId(deployment)) {
@@ -59,7 +65,7 @@ async function listRevisions(
     id = found.id;
   }
   const revisions = await client
-    .listAllRevisions(id, status.length > 0 ? { status } : {})
+    .listAllRevisions(id, status.length > 0 ? { status } : {}, { onRejected: (item) => rejected.push(item) })
     .catch(notFoundAs(`deployment ${deployment}`));
   return revisions.sort(
     (a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || b.id.localeCompare(a.id),

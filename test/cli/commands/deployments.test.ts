@@ -4,6 +4,7 @@ import { defaultSeedKeys } from '../../../src/emulator/seed.ts';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
 import { ServiceClient } from '../../../src/service/client.ts';
 import type { CreateDeploymentRequest, Deployment } from '../../../src/service/wire.ts';
+import { deploymentBody, json, startStub } from '../../service/http-stub.ts';
 import { cli, oneLineError, serviceEnv } from '../support.ts';
 
 let emu: RunningEmulator;
@@ -122,5 +123,49 @@ describe('agent-deploy deployments', () => {
     expect(oneLineError(await cli(['deployments'], serviceEnv(emu.url, 'nope')))).toMatch(
       /^agent-deploy: the service refused the API key from environment variable AGENT_DEPLOY_API_KEY \(GET \/v2\/deployments: 401 /,
     );
+  });
+});
+
+describe('agent-deploy deployments, against what the hosted service answers', () => {
+  const zero = {
+    ...deploymentBody,
+    name: 'zero',
+    status: 'AWAITING_FINAL_DELETE',
+    source_config: { deployment_type: 'dev_zero' },
+  };
+  const { id: _id, ...broken } = { ...deploymentBody, name: 'broken-entry' };
+
+  it('shows values the interface does not list as sent, and names an entry it had to leave out', async () => {
+    const stub = await startStub((_req, res) => json(res, 200, { resources: [zero, broken], offset: 2 }));
+    try {
+      const asJson = await cli(['deployments', '-o', 'json'], serviceEnv(stub.url));
+      expect(JSON.parse(asJson.stdout)).toEqual([zero]);
+      expect(asJson.code).toBe(1);
+      expect(asJson.stderr).toMatch(
+        /^agent-deploy: left out 1 deployment whose entry breaks the service interface: resources\[1\] \(name broken-entry\): resources\[1\]\.id: [^\n]+\n$/,
+      );
+      const table = await cli(['deployments'], serviceEnv(stub.url));
+      const [, row, ...rest] = table.stdout.trimEnd().split('\n');
+      expect(rest).toEqual([]);
+      expect(row!.split(/\s+/).slice(0, 4)).toEqual([
+        'zero',
+        zero.id,
+        'internal_docker',
+        'AWAITING_FINAL_DELETE',
+      ]);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('exits 0 when every entry holds, unknown values and all', async () => {
+    const stub = await startStub((_req, res) => json(res, 200, { resources: [zero], offset: 1 }));
+    try {
+      const run = await cli(['deployments', '-o', 'yaml'], serviceEnv(stub.url));
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(parse(run.stdout)).toEqual([zero]);
+    } finally {
+      await stub.close();
+    }
   });
 });

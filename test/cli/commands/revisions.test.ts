@@ -4,6 +4,7 @@ import { defaultSeedKeys } from '../../../src/emulator/seed.ts';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
 import { ServiceClient } from '../../../src/service/client.ts';
 import type { Deployment, Revision } from '../../../src/service/wire.ts';
+import { deploymentBody, json, revisionBody, startStub } from '../../service/http-stub.ts';
 import { cli, oneLineError, serviceEnv } from '../support.ts';
 
 let emu: RunningEmulator;
@@ -88,5 +89,25 @@ describe('agent-deploy revisions', () => {
         `^agent-deploy: deployment ${unknown} not found \\(GET /v2/deployments/\\{deployment_id\\}/revisions: 404 `,
       ),
     );
+  });
+});
+
+describe('agent-deploy revisions, against what the hosted service answers', () => {
+  it('shows a status the interface does not list as sent, and names an entry it had to leave out', async () => {
+    const rolling = { ...revisionBody, status: 'ROLLING_OUT' };
+    const broken = { ...revisionBody, id: 'bbbbbbbb-0000-4000-8000-000000000002', created_at: 'yesterday' };
+    const stub = await startStub((_req, res) => json(res, 200, { resources: [rolling, broken], offset: 2 }));
+    try {
+      const run = await cli(['revisions', deploymentBody.id], serviceEnv(stub.url));
+      const [, row, ...rest] = run.stdout.trimEnd().split('\n');
+      expect(rest).toEqual([]);
+      expect(row!.split(/\s+/).slice(0, 2)).toEqual([rolling.id, 'ROLLING_OUT']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `agent-deploy: left out 1 revision whose entry breaks the service interface: resources[1] (id ${broken.id}): resources[1].created_at: Invalid ISO datetime\n`,
+      );
+    } finally {
+      await stub.close();
+    }
   });
 });
