@@ -78,7 +78,7 @@ function timelineOf(rev: RevisionTimeline): RevisionStatus[] {
   return [...timeline.slice(0, building + 1), rev.detour, ...timeline.slice(building + 1)];
 }
 
-/** Which step of its timeline a revision is on at `now` (0: the last step at once). */
+/** Which step of its timeline a revision is on at `now` (stepMs 0: the last step at once). */
 function stepAt(timeline: readonly RevisionStatus[], rev: RevisionTimeline, stepMs: number, now: number) {
   const last = timeline.length - 1;
   return stepMs === 0 ? last : Math.min(last, Math.floor(Math.max(0, now - rev.startedAt) / stepMs));

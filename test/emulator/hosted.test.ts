@@ -2,8 +2,18 @@
 // what the interface profile (the default) answers for the same requests.
 import { describe, expect, it } from 'vitest';
 import { HostedDeployment } from '../../src/emulator/hosted-wire.ts';
+import {
+  deletionPhaseAt,
+  detourOf,
+  hostedDetourMarkers,
+  hostedOutcomeMarkers,
+  isInFlightAt,
+  outcomeOf,
+  revisionStateAt,
+} from '../../src/emulator/lifecycle.ts';
 import { hostedDeletionStepMs } from '../../src/emulator/profiles.ts';
 import { startEmulator } from '../../src/emulator/server.ts';
+import { mergeKeeping } from '../../src/emulator/validate.ts';
 import { Revision } from '../../src/service/wire.ts';
 import { type Api, advance, client, createBody, ids, keys, revisions, useEmulator } from './support.ts';
 
@@ -262,5 +272,41 @@ describe('hosted profile, self-hosted, stepMs 0', () => {
     expect((await one(t.api, d.id)).body.status).toBe('AWAITING_FINAL_DELETE');
     await advance(t.admin, hostedDeletionStepMs);
     expect((await one(t.api, d.id)).status).toBe(404);
+  });
+});
+
+describe('the hosted rules as pure functions', () => {
+  it('steps through deletion phases, picks markers, detours and keeps fields', () => {
+    const phases = ['AWAITING_DELETE', 'AWAITING_FINAL_DELETE'];
+    expect([0, 99, 100, 199, 200].map((t) => deletionPhaseAt(phases, 0, 100, t))).toEqual([
+      'AWAITING_DELETE',
+      'AWAITING_DELETE',
+      'AWAITING_FINAL_DELETE',
+      'AWAITING_FINAL_DELETE',
+      null,
+    ]);
+    expect(deletionPhaseAt(phases, 0, 0, 0)).toBeNull();
+    expect(outcomeOf({ image_uri: 'skip-deploy' }, hostedOutcomeMarkers)).toBe('SKIPPED');
+    expect(outcomeOf({ image_uri: 'skip-deploy/fail-build' }, hostedOutcomeMarkers)).toBe('BUILD_FAILED');
+    expect(outcomeOf({ image_uri: 'skip-deploy' })).toBe('DEPLOYED');
+    expect(detourOf({ graph_config_path: 'flaky-status.json' }, hostedDetourMarkers)).toBe('UNKNOWN');
+    expect(detourOf({ graph_config_path: 'flaky-status.json' })).toBeNull();
+    const rev = {
+      startedAt: 0,
+      outcome: 'DEPLOY_FAILED' as const,
+      detour: 'INTERRUPTED' as const,
+      stopped: null,
+    };
+    expect(revisionStateAt(rev, 10, 45)).toEqual({ status: 'INTERRUPTED', since: 40 });
+    expect(isInFlightAt(rev, 10, 45)).toBe(true);
+    expect(revisionStateAt(rev, 10, 999).status).toBe('DEPLOY_FAILED');
+    expect(isInFlightAt(rev, 10, 999)).toBe(false);
+    const stored: Record<string, unknown> = { custom_url: 'a', build_on_push: false, install_command: 'x' };
+    expect(
+      mergeKeeping(stored, { custom_url: null, build_on_push: null, install_command: null }, [
+        'custom_url',
+        'build_on_push',
+      ]),
+    ).toEqual({ custom_url: 'a', build_on_push: false, install_command: null });
   });
 });
