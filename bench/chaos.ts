@@ -1,4 +1,4 @@
-// npm run chaos -- [--n 500] [--kills 20] [--apiserver-restarts 2] [--settle 5m] [--seed 1]
+// npm run chaos -- [--n 500] [--kills 20] [--apiserver-restarts 2] [--settle 5m] [--seed 1] [--profile interface|hosted]
 // Starts the real control plane and the emulator (revision step 20 ms), runs the operator as its own
 // process, applies N Deployment resources, then for a while: 20 % injected service faults (rotating
 // between 5xx, 429 + Retry-After, latency and connection resets), kube-apiserver crashed and restarted,
@@ -14,6 +14,7 @@ import { parseArgs, promisify } from 'node:util';
 import { parseDuration } from '../src/cli/duration.ts';
 import { startControlPlane } from '../src/controlplane/controlplane.ts';
 import { installCrds } from '../src/controlplane/crds.ts';
+import { type Profile, profiles } from '../src/emulator/config.ts';
 import type { FaultConfig } from '../src/emulator/faults.ts';
 import { startEmulator } from '../src/emulator/server.ts';
 
@@ -27,6 +28,8 @@ export interface ChaosOptions {
   settleMs: number;
   /** Seeds the random moments, so a failing run can be repeated. */
   seed: number;
+  /** The emulator's profile: the interface as written, or the hosted service's behaviour (default interface). */
+  profile?: Profile;
   progress?: (line: string) => void;
 }
 
@@ -87,7 +90,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const random = prng(options.seed);
   const run = promisify(execFile);
   const cp = await startControlPlane({ progress });
-  const emu = await startEmulator({ port: 0, stepMs: 20 });
+  const emu = await startEmulator({ port: 0, stepMs: 20, profile: options.profile ?? 'interface' });
   const kubectl = async (args: string[], input?: string) => {
     const p = run('kubectl', ['--kubeconfig', cp.kubeconfigPath, ...args], { maxBuffer: 1 << 30 });
     if (input !== undefined) p.child.stdin!.end(input);
@@ -302,8 +305,11 @@ if (import.meta.main) {
       duration: { type: 'string', default: '90s' },
       settle: { type: 'string', default: '5m' },
       seed: { type: 'string', default: String(Date.now() % 100_000) },
+      profile: { type: 'string', default: 'interface' },
     },
   });
+  if (!(profiles as readonly string[]).includes(values.profile!))
+    throw new Error(`--profile: one of ${profiles.join(', ')}, not ${values.profile}`);
   const options: ChaosOptions = {
     n: Number(values.n),
     kills: Number(values.kills),
@@ -311,12 +317,14 @@ if (import.meta.main) {
     chaosMs: parseDuration(values.duration!),
     settleMs: parseDuration(values.settle!),
     seed: Number(values.seed),
+    profile: values.profile as Profile,
     progress: (line) => console.error(line),
   };
   const result = await runChaos(options);
   const failures = chaosFailures(result);
   console.log(
-    `\nchaos: ${result.n} Deployment resources, seed ${options.seed}, ${values.duration} of 20 % service faults ` +
+    `\nchaos: ${result.n} Deployment resources, emulator profile ${options.profile}, seed ${options.seed}, ` +
+      `${values.duration} of 20 % service faults ` +
       `(5xx, 429 + Retry-After, latency, resets), ${result.kills} operator SIGKILLs, ` +
       `${result.apiserverRestarts} kube-apiserver crashes`,
   );

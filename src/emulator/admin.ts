@@ -12,6 +12,7 @@ const ClockRequest = z.strictObject({ advance_ms: z.number().int().nonnegative()
 
 function stateDump(state: State, config: EmulatorConfig, now: number) {
   return {
+    profile: config.profile,
     deployments: [...state.deployments.values()].map((d) => ({
       ...deploymentView(d, config, now),
       revisions: revisionViews(d, config, now),
@@ -30,7 +31,7 @@ function stateDump(state: State, config: EmulatorConfig, now: number) {
 export function registerAdmin(app: FastifyInstance, state: State, config: EmulatorConfig): void {
   app.get('/_emulator/state', async () => {
     const now = clock(state);
-    purgeDeleted(state, now, config.stepMs);
+    purgeDeleted(state, now, config);
     return stateDump(state, config, now);
   });
   app.post('/_emulator/faults', async (req) => {

@@ -3,9 +3,13 @@ import type { Source } from '../service/wire.ts';
 
 export type Mode = 'cloud' | 'self-hosted';
 export type Busy = 'supersede' | 'reject';
+/** interface: only what the interface states (plus the rules in README.md); hosted: also the hosted service's known quirks. */
+export type Profile = 'interface' | 'hosted';
+export const profiles: readonly Profile[] = ['interface', 'hosted'];
 
 export interface EmulatorConfig {
   mode: Mode;
+  profile: Profile;
   /** Length of one revision lifecycle step; 0 makes every revision terminal at once. */
   stepMs: number;
   /** What a new revision does to one still in flight. */

@@ -1,17 +1,22 @@
 // The list filters of interface §4.9 and §4.10 as predicates over wire resources.
 // An empty comma-separated list (e.g. `deployment_ids=`) filters nothing, like an absent one.
-import type { Deployment, Revision } from '../service/wire.ts';
+import type { Revision } from '../service/wire.ts';
+import type { EmulatedDeployment } from './hosted-wire.ts';
 import type { DeploymentFilters, RevisionFilters } from './query.ts';
 
 /** A deployment is remotely reconciled when it runs on a listener (compute the tenant registered). */
-export const isRemoteReconciled = (d: Pick<Deployment, 'source_config'>): boolean =>
+export const isRemoteReconciled = (d: { source_config: { listener_id?: string | null } }): boolean =>
   d.source_config.listener_id != null;
 
 const anyOf = (wanted: string[] | undefined, has: (v: string) => boolean): boolean =>
   wanted === undefined || wanted.length === 0 || wanted.some(has);
 
 /** `tags` are the tag value ids the deployment carries (from the seed). */
-export function matchesDeployment(d: Deployment, f: DeploymentFilters, tags: readonly string[]): boolean {
+export function matchesDeployment(
+  d: EmulatedDeployment,
+  f: DeploymentFilters,
+  tags: readonly string[],
+): boolean {
   return (
     (f.name_contains === undefined || d.name.toLowerCase().includes(f.name_contains.toLowerCase())) &&
     (f.status === undefined || d.status === f.status) &&

@@ -1,6 +1,6 @@
 // Query parameters of the list operations, parsed the way the real (FastAPI) service does: every
 // problem is collected and answered as one 422 list; then paging over a stable order.
-import type { DeploymentType, Page } from '../service/wire.ts';
+import type { Page } from '../service/wire.ts';
 import { deploymentTypes } from '../service/wire.ts';
 import { expectedList, unprocessable, type ValidationIssue } from './errors.ts';
 
@@ -19,7 +19,7 @@ export interface DeploymentFilters {
   name_contains?: string;
   status?: string;
   deployment_ids?: string[];
-  deployment_type?: DeploymentType;
+  deployment_type?: string;
   image_version?: string;
   remote_reconciled?: boolean;
   tag_value_ids?: string[];
@@ -118,7 +118,11 @@ export function parsePaging(raw: RawQuery): Paging {
   return done(paging(raw, issues), issues);
 }
 
-export function parseDeploymentQuery(raw: RawQuery): Paging & DeploymentFilters {
+/** `types` are the deployment_type values the profile knows (the interface's by default). */
+export function parseDeploymentQuery(
+  raw: RawQuery,
+  types: readonly string[] = deploymentTypes,
+): Paging & DeploymentFilters {
   const issues: ValidationIssue[] = [];
   const query: Paging & DeploymentFilters = paging(raw, issues);
   const text = (name: 'name_contains' | 'status' | 'image_version') => {
@@ -134,9 +138,9 @@ export function parseDeploymentQuery(raw: RawQuery): Paging & DeploymentFilters 
   if (tags !== undefined) query.tag_value_ids = csv(tags);
   const type = single(raw, 'deployment_type');
   if (type !== undefined) {
-    if ((deploymentTypes as readonly string[]).includes(type)) query.deployment_type = type as DeploymentType;
+    if (types.includes(type)) query.deployment_type = type;
     else {
-      const expected = expectedList(deploymentTypes);
+      const expected = expectedList(types);
       issues.push({
         type: 'enum',
         loc: ['query', 'deployment_type'],

@@ -6,14 +6,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { registerAdmin } from './admin.ts';
 import { authenticate } from './authn.ts';
-import type { Busy, EmulatorConfig, Mode } from './config.ts';
+import { type Busy, type EmulatorConfig, type Mode, type Profile, profiles } from './config.ts';
 import { ApiError } from './errors.ts';
 import { decideFault, garbles } from './faults.ts';
+import { profileRules } from './profiles.ts';
 import type { RawQuery } from './query.ts';
 import { authRoutes } from './routes/auth.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { listenerRoutes } from './routes/listeners.ts';
+import { hostedReadRoutes } from './routes/reads.ts';
 import type { Route } from './routes/route.ts';
 import { defaultSeed, type Seed } from './seed.ts';
 import { clock, createState, purgeDeleted, type State } from './store.ts';
@@ -25,13 +27,15 @@ export interface EmulatorOptions {
   port?: number;
   /** Default cloud. */
   mode?: Mode;
+  /** Default interface (the interface only); hosted adds the hosted service's known quirks (README.md, Profiles). */
+  profile?: Profile;
   /** Default defaultSeed. */
   seed?: Seed;
   /** Revision lifecycle step; default 1000, 0 makes revisions terminal at once. */
   stepMs?: number;
   /** Default supersede. */
   busy?: Busy;
-  /** Serve the interface under a prefix such as /api, as self-hosted installations do. */
+  /** Serve the interface under a prefix such as /api; the hosted profile's self-hosted default is /api-host. */
   pathPrefix?: string;
   /** Request logging to stdout (API keys redacted); default off. */
   log?: boolean;
@@ -46,8 +50,15 @@ export interface RunningEmulator {
 }
 
 export const bodyLimit = 1024 * 1024;
-const routes: Route[] = [...deploymentRoutes, ...listenerRoutes, ...integrationRoutes, ...authRoutes];
-const uuidParams = ['deployment_id', 'listener_id'];
+const interfaceRoutes: Route[] = [
+  ...deploymentRoutes,
+  ...listenerRoutes,
+  ...integrationRoutes,
+  ...authRoutes,
+];
+const routesOf = (profile: Profile): Route[] =>
+  profileRules[profile].readsById ? [...interfaceRoutes, ...hostedReadRoutes] : interfaceRoutes;
+const uuidParams = ['deployment_id', 'listener_id', 'revision_id'];
 const uuidPattern = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 function normalizePrefix(prefix: string | undefined): string {
@@ -107,12 +118,16 @@ function errorAnswer(err: FastifyError): { status: number; detail: unknown } {
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const config: EmulatorConfig = {
     mode: opts.mode ?? 'cloud',
+    profile: opts.profile ?? 'interface',
     stepMs: opts.stepMs ?? 1000,
     busy: opts.busy ?? 'supersede',
   };
   if (!Number.isInteger(config.stepMs) || config.stepMs < 0)
     throw new Error(`stepMs must be a whole number ≥ 0, got ${config.stepMs}`);
-  const prefix = normalizePrefix(opts.pathPrefix);
+  if (!profiles.includes(config.profile)) throw new Error(`unknown profile ${config.profile}`);
+  const prefix = normalizePrefix(
+    opts.pathPrefix ?? profileRules[config.profile].defaultPathPrefix[config.mode],
+  );
   const host = opts.host ?? '127.0.0.1';
   const state = createState(opts.seed ?? defaultSeed);
 
@@ -146,7 +161,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   registerAdmin(app, state, config);
   await app.register(
     async (api) => {
-      for (const route of routes) {
+      for (const route of routesOf(config.profile)) {
         const template = `${route.method} ${route.path}`;
         api.route({
           method: route.method,
@@ -165,7 +180,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
             const params = req.params as Record<string, string>;
             assertUuidParams(params);
             const now = clock(state);
-            purgeDeleted(state, now, config.stepMs);
+            purgeDeleted(state, now, config);
             const answer = route.handle({
               state,
               config,

@@ -7,11 +7,13 @@ import type {
   Secret,
   SecretReference,
   Source,
-  SourceConfigInput,
   SourceRevisionConfigInput,
 } from '../service/wire.ts';
+import type { EmulatorConfig } from './config.ts';
 import type { FaultConfig } from './faults.ts';
+import type { EmulatedSourceConfig } from './hosted-wire.ts';
 import type { RevisionTimeline } from './lifecycle.ts';
+import { deletionPhaseOf } from './profiles.ts';
 import type { Seed } from './seed.ts';
 
 export interface StoredRevision extends RevisionTimeline {
@@ -27,7 +29,7 @@ export interface StoredDeployment {
   tenantId: string;
   name: string;
   source: Source;
-  sourceConfig: SourceConfigInput;
+  sourceConfig: EmulatedSourceConfig;
   secrets: Secret[];
   secretReferences: SecretReference[] | null;
   createdAt: number;
@@ -84,10 +86,10 @@ export function createState(seed: Seed): State {
 
 export const clock = (state: State): number => Date.now() + state.clockOffsetMs;
 
-/** Removes deployments whose deletion finished (one step after DELETE), with their tracing projects. */
-export function purgeDeleted(state: State, now: number, stepMs: number): void {
+/** Removes deployments whose deletion finished (its phases are over), with their tracing projects. */
+export function purgeDeleted(state: State, now: number, config: EmulatorConfig): void {
   for (const [id, d] of state.deployments) {
-    if (d.deletedAt !== null && now - d.deletedAt >= stepMs) {
+    if (d.deletedAt !== null && deletionPhaseOf(config, d.deletedAt, now) === null) {
       state.deployments.delete(id);
       state.tracingProjects = state.tracingProjects.filter((p) => p.deployment_id !== id);
     }

@@ -10,6 +10,7 @@ import {
 } from '../service/wire.ts';
 import { type Mode, sourcesByMode } from './config.ts';
 import { badRequest, issuesFromZod, unprocessable, type ValidationIssue } from './errors.ts';
+import type { EmulatedSourceConfig } from './hosted-wire.ts';
 import type { Seed } from './seed.ts';
 
 /** Parses a JSON body against a request schema; a missing body is FastAPI's "body: Field required". */
@@ -31,7 +32,7 @@ export function assertSourceAvailable(source: Source, mode: Mode, field = 'sourc
   }
 }
 
-type FullSourceConfig = Required<{ [K in keyof SourceConfigInput]: SourceConfigInput[K] | null }>;
+type FullSourceConfig = Required<{ [K in keyof EmulatedSourceConfig]: EmulatedSourceConfig[K] | null }>;
 type FullRevisionConfig = Required<{
   [K in keyof SourceRevisionConfigInput]: SourceRevisionConfigInput[K] | null;
 }>;
@@ -40,7 +41,7 @@ const fill = <T extends object>(keys: string[], value: object): T =>
   Object.fromEntries(keys.map((k) => [k, (value as Record<string, unknown>)[k] ?? null])) as T;
 
 /** Every field present, null when unset: how the service answers. */
-export const fullSourceConfig = (c: SourceConfigInput): FullSourceConfig =>
+export const fullSourceConfig = (c: EmulatedSourceConfig): FullSourceConfig =>
   fill(Object.keys(SourceConfigInput.shape), c);
 export const fullRevisionConfig = (c: SourceRevisionConfigInput): FullRevisionConfig =>
   fill(Object.keys(SourceRevisionConfigInput.shape), c);
@@ -53,9 +54,23 @@ export function merge<T extends object>(stored: T, patch: Partial<T> | null | un
   return out;
 }
 
+/** As merge, except that a null leaves the `kept` fields alone once they hold a value. */
+export function mergeKeeping<T extends object>(
+  stored: T,
+  patch: Partial<T> | null | undefined,
+  kept: readonly (keyof T)[],
+): T {
+  const out = merge(stored, patch);
+  for (const k of kept) if (out[k] === null && stored[k] != null) out[k] = stored[k];
+  return out;
+}
+
 const required: Record<
   Source,
-  { source_config: (keyof SourceConfigInput)[]; source_revision_config: (keyof SourceRevisionConfigInput)[] }
+  {
+    source_config: (keyof EmulatedSourceConfig)[];
+    source_revision_config: (keyof SourceRevisionConfigInput)[];
+  }
 > = {
   codehost: {
     source_config: ['integration_id', 'repo_url'],
@@ -70,7 +85,7 @@ const required: Record<
 /** Per-source required fields (null or empty counts as missing), answered as one 422 list. */
 export function assertRequiredFields(
   source: Source,
-  sc: SourceConfigInput,
+  sc: EmulatedSourceConfig,
   src: SourceRevisionConfigInput,
 ): void {
   const issues: ValidationIssue[] = [];
@@ -93,7 +108,7 @@ export function assertRequiredFields(
 }
 
 /** codehost: the integration must exist and repo_url must be one of its repositories. */
-export function assertCodehostRepo(sc: SourceConfigInput, integrations: Seed['integrations']): void {
+export function assertCodehostRepo(sc: EmulatedSourceConfig, integrations: Seed['integrations']): void {
   const integration = integrations.find((i) => i.id === sc.integration_id);
   if (!integration) throw badRequest(`integration ${sc.integration_id} not found`);
   if (!integration.repos.some((r) => r.url === sc.repo_url)) {
@@ -118,8 +133,8 @@ export function assertUniqueSecretNames(secrets: readonly { name: string }[] | n
 
 /** Immutable source_config fields may be sent on PATCH only with the value they already have. */
 export function assertImmutablesUnchanged(
-  stored: SourceConfigInput,
-  patch: SourceConfigInput | null | undefined,
+  stored: EmulatedSourceConfig,
+  patch: EmulatedSourceConfig | null | undefined,
 ): void {
   for (const field of immutableSourceConfigFields) {
     const next = patch?.[field];

@@ -1,7 +1,9 @@
 // Stored records → wire resources, with revision states computed for the current moment.
-import type { Deployment, Listener, Revision } from '../service/wire.ts';
+import type { Listener, Revision } from '../service/wire.ts';
 import { type EmulatorConfig, imageVersionByMode } from './config.ts';
+import type { EmulatedDeployment, EmulatedSourceConfig } from './hosted-wire.ts';
 import { deploymentStatus, revisionStateAt } from './lifecycle.ts';
+import { deletionPhaseOf, rulesOf } from './profiles.ts';
 import type { StoredDeployment, StoredListener, StoredRevision } from './store.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -22,7 +24,17 @@ export function revisionView(r: StoredRevision, config: EmulatorConfig, now: num
 export const revisionViews = (d: StoredDeployment, config: EmulatorConfig, now: number): Revision[] =>
   d.revisions.map((r) => revisionView(r, config, now)).reverse();
 
-export function deploymentView(d: StoredDeployment, config: EmulatorConfig, now: number): Deployment {
+/** The stored source_config without the fields the profile never answers. */
+function sourceConfigView(
+  stored: EmulatedSourceConfig,
+  config: EmulatorConfig,
+): Partial<EmulatedSourceConfig> {
+  const view = structuredClone(stored);
+  for (const field of rulesOf(config).hiddenSourceConfigFields) delete view[field];
+  return view;
+}
+
+export function deploymentView(d: StoredDeployment, config: EmulatorConfig, now: number): EmulatedDeployment {
   const revisions = revisionViews(d, config, now);
   const latest = revisions[0]!;
   const active = revisions.find((r) => r.status === 'DEPLOYED')?.id ?? null;
@@ -32,13 +44,13 @@ export function deploymentView(d: StoredDeployment, config: EmulatorConfig, now:
     tenant_id: d.tenantId,
     name: d.name,
     source: d.source,
-    source_config: structuredClone(d.sourceConfig),
+    source_config: sourceConfigView(d.sourceConfig, config),
     source_revision_config: latest.source_revision_config,
     secrets: d.secrets.map((s) => ({ ...s })),
     secret_references: d.secretReferences?.map((s) => ({ ...s })) ?? null,
     created_at: iso(d.createdAt),
     updated_at: iso(updatedAt),
-    status: deploymentStatus(d.deletedAt !== null, active),
+    status: deploymentStatus(d.deletedAt === null ? null : deletionPhaseOf(config, d.deletedAt, now), active),
     latest_revision_id: latest.id,
     active_revision_id: active,
     image_version: active === null ? null : imageVersionByMode[config.mode],

@@ -16,8 +16,6 @@ declare module 'vitest' {
   }
 }
 
-let controlPlane: ControlPlane | undefined;
-
 export default async function setup(project: TestProject) {
   try {
     execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
@@ -27,7 +25,8 @@ export default async function setup(project: TestProject) {
     );
   }
   const clientCa = testCa();
-  controlPlane = await startControlPlane({
+  // Each integration project (one per emulator profile) has its own: held here, not in the module.
+  let controlPlane: ControlPlane | undefined = await startControlPlane({
     progress: (line) => console.log(line),
     clientCaFile: join(clientCa.dir, 'ca.crt'),
   });

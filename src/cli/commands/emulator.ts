@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { profiles } from '../../emulator/config.ts';
 import { loadSeed } from '../../emulator/seed.ts';
 import { startEmulator } from '../../emulator/server.ts';
 
@@ -18,6 +19,11 @@ export function command(): Command {
         .choices(['cloud', 'self-hosted'])
         .default('cloud'),
     )
+    .addOption(
+      new Option('--profile <profile>', 'the interface only, or also the hosted service behaviours it omits')
+        .choices(profiles)
+        .default('interface'),
+    )
     .option('--seed <file>', 'seed JSON file (default: the built-in seed)')
     .option('--step-ms <ms>', 'revision lifecycle step in ms (0: terminal at once)', wholeNumber, 1000)
     .addOption(
@@ -25,20 +31,25 @@ export function command(): Command {
         .choices(['supersede', 'reject'])
         .default('supersede'),
     )
-    .option('--path-prefix <prefix>', 'serve the interface under this path, e.g. /api')
+    .option(
+      '--path-prefix <prefix>',
+      'serve the interface under this path, e.g. /api (hosted profile, self-hosted mode: /api-host)',
+    )
     .option('--log', 'log requests (API keys redacted)', false)
     .action(async (opts) => {
       const emulator = await startEmulator({
         host: opts.host,
         port: opts.port,
         mode: opts.mode,
+        profile: opts.profile,
         seed: opts.seed ? loadSeed(opts.seed) : undefined,
         stepMs: opts.stepMs,
         busy: opts.busy,
         pathPrefix: opts.pathPrefix,
         log: opts.log,
       });
-      process.stdout.write(`emulator (${opts.mode}) listening on ${emulator.url}\n`);
+      const profile = opts.profile === 'interface' ? '' : `, ${opts.profile} profile`;
+      process.stdout.write(`emulator (${opts.mode}${profile}) listening on ${emulator.url}\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

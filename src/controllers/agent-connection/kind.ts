@@ -53,7 +53,7 @@ export function agentConnectionKind(service: ServiceClient, resyncMs: number): C
     create: async (cr, request, signal) =>
       connectionStatus(await service.connectAgent(cr.spec.agentId, request, { signal })),
     update: () => Promise.reject(new Error('a connection is never patched')),
-    remove: async () => {},
+    remove: async () => 'gone' as const,
     idOf: (c) => c.connectionId!,
     describe: (c) => `connection ${c.connectionId}`,
 

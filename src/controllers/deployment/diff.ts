@@ -38,14 +38,17 @@ export function diffDeployment(
   const haveConfig = withoutNulls(observed.source_config);
   const changedConfig: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(want.source_config)) {
+    const immutableField = (immutableSourceConfigFields as readonly string[]).includes(field);
+    // An immutable field the service leaves out of its answers (the hosted service never returns
+    // listener_config) was set at create and cannot be compared: its absence is not drift to stall on.
+    if (immutableField && !(field in (observed.source_config ?? {}))) continue;
     const have = field === 'resource_spec' ? withoutNulls(haveConfig[field] as object) : haveConfig[field];
     const same =
       field === 'resource_spec'
         ? holds(value as Record<string, unknown>, have as Record<string, unknown>)
         : isDeepStrictEqual(value, have);
     if (same) continue;
-    if ((immutableSourceConfigFields as readonly string[]).includes(field))
-      immutable.push(`sourceConfig.${camel(field)}`);
+    if (immutableField) immutable.push(`sourceConfig.${camel(field)}`);
     // resource_spec is replaced whole on the service: send all of it.
     else changedConfig[field] = value;
   }

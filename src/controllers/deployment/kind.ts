@@ -115,13 +115,22 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
       const id =
         context.id ??
         (context.pending ? (await findByName(deploymentName(cr), context.signal))?.id : undefined);
-      if (!id) return;
-      try {
-        await d.service.deleteDeployment(id, { signal: context.signal });
-      } catch (err) {
-        if (!(err instanceof ServiceError && err.isNotFound)) throw err;
+      if (!id) return 'gone';
+      // The hosted service deletes asynchronously: a deployment it is deleting is waited for, not deleted
+      // again, so a restart mid-deletion picks up where it was.
+      const current = await d.observer.get(id, 0);
+      if (current && isBeingDeleted(current)) return 'deleting';
+      if (current) {
+        try {
+          await d.service.deleteDeployment(id, { signal: context.signal });
+        } catch (err) {
+          if (!(err instanceof ServiceError && err.isNotFound)) throw err;
+        }
       }
+      const after = current ? await d.observer.get(id, 0) : null;
+      if (after) return 'deleting';
       d.observer.forget(id);
+      return 'gone';
     },
 
     idOf: (x) => x.id,
@@ -154,6 +163,10 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
     forgetExternal: (id) => d.observer.forget(id),
   };
 }
+
+/** Deployment statuses of a deletion the service has accepted and not finished (hosted service). */
+const deletionStatuses: ReadonlySet<string> = new Set(['AWAITING_DELETE', 'AWAITING_FINAL_DELETE']);
+const isBeingDeleted = (x: Deployment) => deletionStatuses.has(x.status);
 
 /** The digest of the secrets the service holds: the current one once they were sent and accepted. */
 function sentDigest(

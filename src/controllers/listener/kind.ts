@@ -66,7 +66,7 @@ export function listenerKind(service: ServiceClient, resyncMs: number): Listener
     plan: planListener,
     create: (_cr, request, signal) => service.createListener(request, { signal }),
     update: (target, patch, signal) => service.patchListener(target.id, patch, { signal }),
-    remove: async () => {},
+    remove: async () => 'gone' as const,
     idOf: (l) => l.id,
     describe: (l) => `listener ${l.id} (compute_id ${l.compute_id})`,
 

@@ -65,7 +65,8 @@ export interface ManagedKind<T extends Resource, Inputs, Observed, External, Cre
   plan(cr: T, inputs: Inputs, observed: Observed): Plan<Create, Patch, External>;
   create(cr: T, request: Create, signal: AbortSignal): Promise<External>;
   update(target: External, patch: Patch, signal: AbortSignal): Promise<External>;
-  remove(cr: T, context: ObserveContext<External>): Promise<void>;
+  /** Deletes the service object: 'deleting' while the service has not finished (it deletes asynchronously). */
+  remove(cr: T, context: ObserveContext<External>): Promise<'gone' | 'deleting'>;
   idOf(external: External): string;
   /** How events name the service object, e.g. `service deployment web (dep_1)`. */
   describe(external: External): string;

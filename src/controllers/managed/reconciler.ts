@@ -75,10 +75,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       await this.#write(cr, { observed: previousObserved(cr.status), conditions }, log, signal, false);
       return undefined;
     }
-    if (cr.metadata.deletionTimestamp) {
-      await this.#finalize(cr, log, signal);
-      return undefined;
-    }
+    if (cr.metadata.deletionTimestamp) return this.#finalize(cr, log, signal);
     cr = await this.#ensureFinalizer(cr, signal);
 
     const generation = cr.metadata.generation ?? 0;
@@ -295,10 +292,19 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     return context;
   }
 
-  async #finalize(cr: T, log: Logger, signal: AbortSignal): Promise<void> {
-    if (!cr.metadata.finalizers?.includes(finalizer)) return;
+  /** Removes the finalizer once the service object is gone; until then, looks again with backoff. */
+  async #finalize(cr: T, log: Logger, signal: AbortSignal): Promise<ReconcileResult> {
+    if (!cr.metadata.finalizers?.includes(finalizer)) return undefined;
+    const key = keyOf(cr);
     if (this.#kind.deletes(cr)) {
-      await this.#kind.remove(cr, this.#context(cr, this.#madeFor(cr), signal));
+      const state = await this.#kind.remove(cr, this.#context(cr, this.#madeFor(cr), signal));
+      if (state === 'deleting') {
+        // The service deletes asynchronously: the finalizer stays until the object is gone.
+        const polls = (this.#polls.get(key) ?? 0) + 1;
+        this.#polls.set(key, polls);
+        if (polls === 1) log.info('the service is deleting the object; waiting until it is gone');
+        return { requeueAfterMs: Math.min(1000 * 2 ** (polls - 1), 30_000) };
+      }
       log.info('deleted service object');
     }
     await this.#io.patchMetadata(
@@ -306,7 +312,8 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       { finalizers: cr.metadata.finalizers.filter((f) => f !== finalizer) },
       signal,
     );
-    this.#forget(keyOf(cr));
+    this.#forget(key);
+    return undefined;
   }
 
   /** The finalizer is there exactly when deletion must reach the service. */

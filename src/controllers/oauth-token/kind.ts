@@ -51,7 +51,7 @@ export function oauthTokenKind(service: ServiceClient, resyncMs: number): TokenK
       };
     },
 
-    remove: async () => {},
+    remove: async () => 'gone' as const,
     idOf: (t) => t.tokenId,
     describe: (t) => `token ${t.tokenId}`,
 

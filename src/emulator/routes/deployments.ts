@@ -1,17 +1,14 @@
 // Deployments and their revisions (interface §4.6, §4.8–4.10) plus the real service's
-// GET and DELETE /v2/deployments/{deployment_id}.
+// DELETE /v2/deployments/{deployment_id}. The hosted profile's reads by id are in reads.ts.
 import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import {
-  CreateDeploymentRequest,
-  PatchDeploymentRequest,
-  type Source,
-  type SourceConfigInput,
-} from '../../service/wire.ts';
+import type { RevisionStatus, Source } from '../../service/wire.ts';
 import type { EmulatorConfig } from '../config.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { isRemoteReconciled, matchesDeployment, matchesRevision } from '../filters.ts';
-import { isInFlight, outcomeOf, revisionStateAt, stoppedStatus } from '../lifecycle.ts';
+import type { EmulatedSourceConfig } from '../hosted-wire.ts';
+import { detourOf, isInFlightAt, outcomeOf, revisionStateAt, stoppedStatus } from '../lifecycle.ts';
+import { type ProfileRules, rulesOf } from '../profiles.ts';
 import { paginate, parseDeploymentQuery, parseRevisionQuery } from '../query.ts';
 import {
   deploymentOf,
@@ -31,6 +28,7 @@ import {
   fullRevisionConfig,
   fullSourceConfig,
   merge,
+  mergeKeeping,
   parseBody,
 } from '../validate.ts';
 import { deploymentView, revisionViews } from '../views.ts';
@@ -45,8 +43,9 @@ const commitSha = (repoUrl: string | null | undefined, ref: string | null | unde
 function newRevision(
   source: Source,
   config: StoredRevision['config'],
-  sourceConfig: SourceConfigInput,
+  sourceConfig: EmulatedSourceConfig,
   now: number,
+  rules: ProfileRules,
 ): StoredRevision {
   return {
     id: randomUUID(),
@@ -54,19 +53,25 @@ function newRevision(
     config,
     commitSha: source === 'codehost' ? commitSha(sourceConfig.repo_url, config.repo_ref) : null,
     startedAt: now,
-    outcome: outcomeOf(config),
+    outcome: outcomeOf(config, rules.outcomeMarkers),
+    detour: detourOf(config, rules.detourMarkers),
     stopped: null,
   };
 }
 
-/** Stops the in-flight revision, if any: SKIPPED before its build started, INTERRUPTED after. */
-function stopInFlight(d: StoredDeployment, config: EmulatorConfig, now: number): void {
+/** Stops the in-flight revision, if any, in the status `stop` gives for where it was. */
+function stopInFlight(
+  d: StoredDeployment,
+  config: EmulatorConfig,
+  now: number,
+  stop: (status: RevisionStatus) => RevisionStatus,
+): void {
   const latest = d.revisions.at(-1)!;
-  const { status } = revisionStateAt(latest, config.stepMs, now);
-  if (isInFlight(status)) latest.stopped = { status: stoppedStatus(status), at: now };
+  if (!isInFlightAt(latest, config.stepMs, now)) return;
+  latest.stopped = { status: stop(revisionStateAt(latest, config.stepMs, now).status), at: now };
 }
 
-function find({ state, caller, params }: RequestContext): StoredDeployment {
+export function findDeployment({ state, caller, params }: RequestContext): StoredDeployment {
   const id = params.deployment_id!;
   const d = deploymentOf(state, caller.tenantId, id);
   if (!d) throw notFound(`deployment ${id}`);
@@ -82,7 +87,7 @@ export const deploymentRoutes: Route[] = [
     method: 'GET',
     path: '/v2/deployments',
     handle({ state, config, caller, now, query }) {
-      const q = parseDeploymentQuery(query);
+      const q = parseDeploymentQuery(query, rulesOf(config).deploymentTypes);
       const items = [...state.deployments.values()]
         .filter((d) => d.tenantId === caller.tenantId)
         .reverse()
@@ -96,7 +101,8 @@ export const deploymentRoutes: Route[] = [
     method: 'POST',
     path: '/v2/deployments',
     handle({ state, config, caller, now, body }) {
-      const req = parseBody(CreateDeploymentRequest, body);
+      const rules = rulesOf(config);
+      const req = parseBody(rules.createRequest, body);
       assertSourceAvailable(req.source, config.mode);
       assertRequiredFields(req.source, req.source_config, req.source_revision_config);
       if (req.source === 'codehost') assertCodehostRepo(req.source_config, state.seed.integrations);
@@ -122,7 +128,7 @@ export const deploymentRoutes: Route[] = [
         modifiedAt: now,
         deletedAt: null,
         revisions: [
-          newRevision(req.source, fullRevisionConfig(req.source_revision_config), sourceConfig, now),
+          newRevision(req.source, fullRevisionConfig(req.source_revision_config), sourceConfig, now, rules),
         ],
       };
       state.deployments.set(d.id, d);
@@ -135,11 +141,12 @@ export const deploymentRoutes: Route[] = [
     path: '/v2/deployments/{deployment_id}',
     handle(ctx) {
       const { config, now } = ctx;
-      const req = parseBody(PatchDeploymentRequest, ctx.body);
-      const d = find(ctx);
+      const rules = rulesOf(config);
+      const req = parseBody(rules.patchRequest, ctx.body);
+      const d = findDeployment(ctx);
       if (d.deletedAt !== null) throw conflict(`deployment ${d.id} is being deleted`);
       assertImmutablesUnchanged(d.sourceConfig, req.source_config);
-      const sourceConfig = merge(d.sourceConfig, req.source_config);
+      const sourceConfig = mergeKeeping(d.sourceConfig, req.source_config, rules.keptSourceConfigFields);
       const latest = d.revisions.at(-1)!;
       const revisionSource = req.revision_source ?? d.source;
       const revisionConfig = merge(latest.config, req.source_revision_config);
@@ -156,10 +163,10 @@ export const deploymentRoutes: Route[] = [
       }
       assertSecretReferences(d.source, req.secret_references);
       assertUniqueSecretNames(req.secrets);
-      if (wantsRevision && isInFlight(revisionStateAt(latest, config.stepMs, now).status)) {
+      if (wantsRevision && isInFlightAt(latest, config.stepMs, now)) {
         if (config.busy === 'reject')
           throw conflict(`deployment ${d.id} has a revision in progress (${latest.id})`);
-        stopInFlight(d, config, now);
+        stopInFlight(d, config, now, rules.supersededStatus);
       }
       const changed =
         wantsRevision ||
@@ -168,7 +175,8 @@ export const deploymentRoutes: Route[] = [
       d.sourceConfig = sourceConfig;
       if (req.secrets != null) d.secrets = req.secrets;
       if (req.secret_references != null) d.secretReferences = req.secret_references;
-      if (wantsRevision) d.revisions.push(newRevision(revisionSource, revisionConfig, sourceConfig, now));
+      if (wantsRevision)
+        d.revisions.push(newRevision(revisionSource, revisionConfig, sourceConfig, now, rules));
       if (changed) d.modifiedAt = now;
       return ok(deploymentView(d, config, now));
     },
@@ -178,12 +186,12 @@ export const deploymentRoutes: Route[] = [
     path: '/v2/deployments/{deployment_id}',
     handle(ctx) {
       const { state, config, now } = ctx;
-      const d = find(ctx);
+      const d = findDeployment(ctx);
       if (d.deletedAt === null) {
-        stopInFlight(d, config, now);
+        stopInFlight(d, config, now, stoppedStatus);
         d.deletedAt = now;
         d.modifiedAt = now;
-        purgeDeleted(state, now, config.stepMs);
+        purgeDeleted(state, now, config);
       }
       return noContent();
     },
@@ -193,7 +201,7 @@ export const deploymentRoutes: Route[] = [
     path: '/v2/deployments/{deployment_id}/revisions',
     handle(ctx) {
       const q = parseRevisionQuery(ctx.query);
-      const d = find(ctx);
+      const d = findDeployment(ctx);
       const reconciled = isRemoteReconciled({ source_config: d.sourceConfig });
       const items = revisionViews(d, ctx.config, ctx.now).filter((r) => matchesRevision(r, q, reconciled));
       return ok(paginate(items, q));

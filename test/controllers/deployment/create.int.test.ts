@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSeedIds } from '../../../src/emulator/seed.ts';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
-import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor } from './support.ts';
+import { agentDeployment, apply, emulatorProfile, emulatorState, getCr, setUp, waitFor } from './support.ts';
 
 const cloudSpecs: Record<string, Record<string, unknown>> = {
   'codehost-ids': {
@@ -53,6 +53,9 @@ describe.each([
 
   beforeAll(async () => {
     ({ namespace, emu } = await setUp(`create-${mode}`, { mode, stepMs: 50 }));
+    // A self-hosted install of the hosted service serves the API under /api-host: the operator is given
+    // that URL, prefix included, as a user would.
+    if (mode === 'self-hosted' && emulatorProfile() === 'hosted') expect(emu.url).toMatch(/\/api-host$/);
     operator = startOperator({ serviceUrl: emu.url, namespaces: [namespace] });
   });
   afterAll(async () => {

@@ -75,6 +75,20 @@ describe('diffDeployment', () => {
     expect(diff).toEqual({ immutable: ['sourceConfig.integrationId'] });
   });
 
+  it('takes an immutable field the service leaves out of its answers for held, not for drift', () => {
+    const config = { build_command: 'make', listener_config: { k8s_namespace: 'agents' } };
+    expect(diffDeployment(desired({ source_config: config }), observed(), digests)).toEqual({
+      immutable: [],
+    });
+    // Answered, it is compared.
+    const answered = observed({
+      source_config: { build_command: 'make', listener_config: { k8s_namespace: 'other' } },
+    });
+    expect(diffDeployment(desired({ source_config: config }), answered, digests).immutable).toEqual([
+      'sourceConfig.listenerConfig',
+    ]);
+  });
+
   it('detects secret changes by value when the service echoes them, by digest when it does not', () => {
     expect(
       diffDeployment(desired({ secrets: [{ name: 'S', value: 'w' }] }), observed(), {

@@ -1,12 +1,25 @@
 // Shared set-up for Deployment controller tests: CRDs installed, an emulator, a namespace, kubectl.
+
+import { inject } from 'vitest';
 import { crdDocuments } from '../../../src/api/crd.ts';
+import type { Profile } from '../../../src/emulator/config.ts';
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
 import { createTestNamespace, installCrds, kubectl } from '../../support/kube.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The emulator profile of this project's integration tests (vitest.config.ts). */
+    emulatorProfile: Profile;
+  }
+}
+
+/** The emulator profile the running project asks for: `interface`, or `hosted` in integration-hosted. */
+export const emulatorProfile = (): Profile => inject('emulatorProfile') ?? 'interface';
 
 export async function setUp(prefix: string, emulator: EmulatorOptions = {}) {
   await installCrds(crdDocuments());
   const namespace = await createTestNamespace(prefix);
-  const emu = await startEmulator({ port: 0, stepMs: 0, ...emulator });
+  const emu = await startEmulator({ port: 0, stepMs: 0, profile: emulatorProfile(), ...emulator });
   return { namespace, emu };
 }
 
