@@ -1,7 +1,7 @@
 // The list filters of interface §4.9 and §4.10 as predicates over wire resources.
 // An empty comma-separated list (e.g. `deployment_ids=`) filters nothing, like an absent one.
 import type { Revision } from '../service/wire.ts';
-import type { EmulatedDeployment } from './hosted-wire.ts';
+import type { EmulatedDeployment } from './profile-wire.ts';
 import type { DeploymentFilters, RevisionFilters } from './query.ts';
 
 /** A deployment is remotely reconciled when it runs on a listener (compute the tenant registered). */

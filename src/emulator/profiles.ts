@@ -1,13 +1,16 @@
 // What each profile changes, as data and small pure rules. `interface` is the interface as README.md reads
 // it; `hosted` adds the hosted service's behaviours that the interface does not list (README.md, Profiles).
 import type { z } from 'zod';
-import {
-  CreateDeploymentRequest,
-  deploymentTypes,
-  PatchDeploymentRequest,
-  type RevisionStatus,
-} from '../service/wire.ts';
+import { interfaceDeploymentTypes, type RevisionStatus } from '../service/wire.ts';
 import type { EmulatorConfig, Mode, Profile } from './config.ts';
+import {
+  deletionPhaseAt,
+  failureMarkers,
+  hostedDetourMarkers,
+  hostedOutcomeMarkers,
+  type Outcome,
+  stoppedStatus,
+} from './lifecycle.ts';
 import {
   type EmulatedCreateRequest,
   type EmulatedDeploymentStatus,
@@ -17,16 +20,10 @@ import {
   HostedCreateDeploymentRequest,
   HostedPatchDeploymentRequest,
   hostedDeploymentTypes,
+  InterfaceCreateDeploymentRequest,
+  InterfacePatchDeploymentRequest,
   selfHostedApiPrefix,
-} from './hosted-wire.ts';
-import {
-  deletionPhaseAt,
-  failureMarkers,
-  hostedDetourMarkers,
-  hostedOutcomeMarkers,
-  type Outcome,
-  stoppedStatus,
-} from './lifecycle.ts';
+} from './profile-wire.ts';
 
 type SourceConfigField = keyof EmulatedSourceConfig;
 
@@ -58,9 +55,9 @@ export const hostedDeletionStepMs = 200;
 
 export const profileRules: Record<Profile, ProfileRules> = {
   interface: {
-    createRequest: CreateDeploymentRequest,
-    patchRequest: PatchDeploymentRequest,
-    deploymentTypes,
+    createRequest: InterfaceCreateDeploymentRequest,
+    patchRequest: InterfacePatchDeploymentRequest,
+    deploymentTypes: interfaceDeploymentTypes,
     deletionPhases: ['AWAITING_DELETE'],
     deletionStepMs: (stepMs) => stepMs,
     hiddenSourceConfigFields: [],

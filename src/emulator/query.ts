@@ -1,7 +1,7 @@
 // Query parameters of the list operations, parsed the way the real (FastAPI) service does: every
 // problem is collected and answered as one 422 list; then paging over a stable order.
 import type { Page } from '../service/wire.ts';
-import { deploymentTypes } from '../service/wire.ts';
+import { interfaceDeploymentTypes } from '../service/wire.ts';
 import { expectedList, unprocessable, type ValidationIssue } from './errors.ts';
 
 export type RawQuery = Record<string, string | string[] | undefined>;
@@ -121,7 +121,7 @@ export function parsePaging(raw: RawQuery): Paging {
 /** `types` are the deployment_type values the profile knows (the interface's by default). */
 export function parseDeploymentQuery(
   raw: RawQuery,
-  types: readonly string[] = deploymentTypes,
+  types: readonly string[] = interfaceDeploymentTypes,
 ): Paging & DeploymentFilters {
   const issues: ValidationIssue[] = [];
   const query: Paging & DeploymentFilters = paging(raw, issues);

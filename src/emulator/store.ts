@@ -11,8 +11,8 @@ import type {
 } from '../service/wire.ts';
 import type { EmulatorConfig } from './config.ts';
 import type { FaultConfig } from './faults.ts';
-import type { EmulatedSourceConfig } from './hosted-wire.ts';
 import type { RevisionTimeline } from './lifecycle.ts';
+import type { EmulatedSourceConfig } from './profile-wire.ts';
 import { deletionPhaseOf } from './profiles.ts';
 import type { Seed } from './seed.ts';
 

@@ -10,7 +10,7 @@ import {
 } from '../service/wire.ts';
 import { type Mode, sourcesByMode } from './config.ts';
 import { badRequest, issuesFromZod, unprocessable, type ValidationIssue } from './errors.ts';
-import type { EmulatedSourceConfig } from './hosted-wire.ts';
+import type { EmulatedSourceConfig } from './profile-wire.ts';
 import type { Seed } from './seed.ts';
 
 /** Parses a JSON body against a request schema; a missing body is FastAPI's "body: Field required". */

@@ -1,8 +1,8 @@
 // Stored records → wire resources, with revision states computed for the current moment.
 import type { Listener, Revision } from '../service/wire.ts';
 import { type EmulatorConfig, imageVersionByMode } from './config.ts';
-import type { EmulatedDeployment, EmulatedSourceConfig } from './hosted-wire.ts';
 import { deploymentStatus, revisionStateAt } from './lifecycle.ts';
+import type { EmulatedDeployment, EmulatedSourceConfig } from './profile-wire.ts';
 import { deletionPhaseOf, rulesOf } from './profiles.ts';
 import type { StoredDeployment, StoredListener, StoredRevision } from './store.ts';
 

@@ -81,8 +81,10 @@ export const terminalRevisionStatuses: ReadonlySet<string> = new Set<RevisionSta
   'SKIPPED',
 ]);
 
-/** The interface lists dev_free, dev and prod; the hosted service also takes dev_zero and dev_free_zero. */
-export const deploymentTypes = ['dev_free', 'dev', 'prod', 'dev_zero', 'dev_free_zero'] as const;
+/** The deployment types the interface lists. */
+export const interfaceDeploymentTypes = ['dev_free', 'dev', 'prod'] as const;
+/** What the operator may send: the hosted service also takes the scale-to-zero tiers. */
+export const deploymentTypes = [...interfaceDeploymentTypes, 'dev_zero', 'dev_free_zero'] as const;
 export const DeploymentType = z.enum(deploymentTypes);
 export type DeploymentType = z.infer<typeof DeploymentType>;
 

@@ -1,7 +1,7 @@
 // The hosted profile: each behaviour of the hosted service that the interface does not list, next to
 // what the interface profile (the default) answers for the same requests.
 import { describe, expect, it } from 'vitest';
-import { HostedDeployment } from '../../src/emulator/hosted-wire.ts';
+import { HostedDeployment } from '../../src/emulator/profile-wire.ts';
 import {
   deletionPhaseAt,
   detourOf,

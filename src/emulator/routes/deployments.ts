@@ -6,8 +6,8 @@ import type { RevisionStatus, Source } from '../../service/wire.ts';
 import type { EmulatorConfig } from '../config.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { isRemoteReconciled, matchesDeployment, matchesRevision } from '../filters.ts';
-import type { EmulatedSourceConfig } from '../hosted-wire.ts';
 import { detourOf, isInFlightAt, outcomeOf, revisionStateAt, stoppedStatus } from '../lifecycle.ts';
+import type { EmulatedSourceConfig } from '../profile-wire.ts';
 import { type ProfileRules, rulesOf } from '../profiles.ts';
 import { paginate, parseDeploymentQuery, parseRevisionQuery } from '../query.ts';
 import {
