@@ -16,7 +16,7 @@ import { OutcomeMemo } from './memo.ts';
 import { isPaused } from './plan.ts';
 import { type Resource, ResourceIO } from './resource-io.ts';
 import { previousObserved } from './status.ts';
-import { failureOf, transitionEvents } from './transitions.ts';
+import { type Announced, announcedOf, failureOf, transitionEvents } from './transitions.ts';
 
 export interface ManagedReconcilerDeps<T extends Resource> {
   kube: KubeClient;
@@ -48,6 +48,8 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
   readonly #outcomes: OutcomeMemo<Outcome<X, I>> | undefined;
   /** What this process created or adopted, by key and uid, until the cache shows it recorded. */
   readonly #made = new Map<string, Made<X>>();
+  /** Per key (and uid), what the last status write told a person: Events follow it, not the cache. */
+  readonly #announced = new Map<string, { uid: string; announced: Announced }>();
   /** Keys (by uid) whose create-pending marker this process wrote and whose creates surely made nothing. */
   readonly #noneMade = new Map<string, string>();
 
@@ -347,10 +349,17 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       conditions: toConditions(view.conditions, before, generation, new Date().toISOString()),
     };
     if (!(await this.#io.writeStatus(cr, next, signal))) return;
+    // What this process last announced is newer than a cache that has not caught up with its own write:
+    // a second reconcile from the stale view must not tell the same failure twice.
+    const key = keyOf(cr);
+    const mine = this.#announced.get(key);
+    const told = mine && mine.uid === cr.metadata.uid ? mine.announced : announcedOf(before);
+    const now = announcedOf(next.conditions);
+    this.#announced.set(key, { uid: cr.metadata.uid!, announced: now });
     const failure = failureOf(next.conditions);
-    if (failure && failure.reason !== failureOf(before)?.reason)
+    if (failure && failure.reason !== told.failure)
       log.warn({ reason: failure.reason, message: failure.message }, 'not ready');
-    for (const event of transitionEvents(before, next.conditions)) this.#io.event(cr, event);
+    for (const event of transitionEvents(told, next.conditions)) this.#io.event(cr, event);
   }
 
   #requeue(key: string, outcome: Outcome<X, I>, conditions: ConditionSet): ReconcileResult {
@@ -370,6 +379,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     this.#outcomes?.delete(key);
     this.#made.delete(key);
     this.#noneMade.delete(key);
+    this.#announced.delete(key);
     this.#kind.forget?.(key);
   }
 }

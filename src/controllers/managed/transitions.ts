@@ -34,13 +34,25 @@ export function failureOf(
   return undefined;
 }
 
-export function transitionEvents(before: Condition[] | undefined, after: Condition[]): EventSpec[] {
+/** What a person was last told of a resource: whether it was Ready, and the failure, if any. */
+export interface Announced {
+  ready: boolean;
+  failure: string | undefined;
+}
+
+export const announcedOf = (conditions: Condition[] | undefined): Announced => ({
+  ready: find(conditions, 'Ready')?.status === 'True',
+  failure: failureOf(conditions)?.reason,
+});
+
+/** The Events a move from what was last announced to `after` deserves. */
+export function transitionEvents(before: Announced, after: Condition[]): EventSpec[] {
   const events: EventSpec[] = [];
   const ready = find(after, 'Ready');
-  if (ready?.status === 'True' && find(before, 'Ready')?.status !== 'True')
+  if (ready?.status === 'True' && !before.ready)
     events.push({ type: 'Normal', reason: 'Ready', message: ready.message });
   const failure = failureOf(after);
-  if (failure && failure.reason !== failureOf(before)?.reason)
+  if (failure && failure.reason !== before.failure)
     events.push({ type: 'Warning', reason: failure.reason, message: failure.message });
   return events;
 }

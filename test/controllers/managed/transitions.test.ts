@@ -5,7 +5,7 @@ import {
   outcomeConditions,
   toConditions,
 } from '../../../src/controllers/managed/conditions.ts';
-import { failureOf, transitionEvents } from '../../../src/controllers/managed/transitions.ts';
+import { announcedOf, failureOf, transitionEvents } from '../../../src/controllers/managed/transitions.ts';
 
 const at = (set: ConditionSet) => toConditions(set, undefined, 1, 'T');
 const ready = at(outcomeConditions(undefined, 'ok'));
@@ -25,35 +25,45 @@ const buildFailed = at({
 
 describe('transitionEvents', () => {
   it('announces becoming Ready and becoming Stalled, once', () => {
-    expect(transitionEvents(undefined, ready)).toEqual([{ type: 'Normal', reason: 'Ready', message: 'ok' }]);
-    expect(transitionEvents(ready, ready)).toEqual([]);
-    expect(transitionEvents(ready, stalled)).toEqual([
+    expect(transitionEvents(announcedOf(undefined), ready)).toEqual([
+      { type: 'Normal', reason: 'Ready', message: 'ok' },
+    ]);
+    expect(transitionEvents(announcedOf(ready), ready)).toEqual([]);
+    expect(transitionEvents(announcedOf(ready), stalled)).toEqual([
       { type: 'Warning', reason: 'Forbidden', message: 'no' },
     ]);
-    expect(transitionEvents(stalled, stalled)).toEqual([]);
+    expect(transitionEvents(announcedOf(stalled), stalled)).toEqual([]);
   });
 
   it('announces a new failure reason', () => {
     const other = at(outcomeConditions({ reason: 'InvalidSpec', message: 'bad', stalled: true }, 'ok'));
-    expect(transitionEvents(stalled, other)).toEqual([
+    expect(transitionEvents(announcedOf(stalled), other)).toEqual([
       { type: 'Warning', reason: 'InvalidSpec', message: 'bad' },
     ]);
   });
 
   it('gives a failed build one Warning, not one per condition that shows it', () => {
-    expect(transitionEvents(building, buildFailed)).toEqual([
+    expect(transitionEvents(announcedOf(building), buildFailed)).toEqual([
       { type: 'Warning', reason: 'BuildFailed', message: 'revision r2 is BUILD_FAILED' },
     ]);
   });
 
   it('says nothing of progress, and warns of a missing input that does not stall', () => {
-    expect(transitionEvents(ready, building)).toEqual([]);
+    expect(transitionEvents(announcedOf(ready), building)).toEqual([]);
     const missing = at(
       outcomeConditions({ reason: 'SecretNotFound', message: 'Secret n/s not found', stalled: false }, 'ok'),
     );
-    expect(transitionEvents(ready, missing)).toEqual([
+    expect(transitionEvents(announcedOf(ready), missing)).toEqual([
       { type: 'Warning', reason: 'SecretNotFound', message: 'Secret n/s not found' },
     ]);
+  });
+});
+
+describe('what was announced', () => {
+  it('is what the Events follow: a failure already told is not told again from a stale view', () => {
+    const told = announcedOf(buildFailed);
+    expect(transitionEvents(told, buildFailed)).toEqual([]);
+    expect(told).toEqual({ ready: false, failure: 'BuildFailed' });
   });
 });
 
