@@ -1,7 +1,6 @@
 // The hosted profile: each behaviour of the hosted service that the interface does not list, next to
 // what the interface profile (the default) answers for the same requests.
 import { describe, expect, it } from 'vitest';
-import { HostedDeployment } from '../../src/emulator/profile-wire.ts';
 import {
   deletionPhaseAt,
   detourOf,
@@ -11,6 +10,7 @@ import {
   outcomeOf,
   revisionStateAt,
 } from '../../src/emulator/lifecycle.ts';
+import { HostedDeployment } from '../../src/emulator/profile-wire.ts';
 import { hostedDeletionStepMs } from '../../src/emulator/profiles.ts';
 import { startEmulator } from '../../src/emulator/server.ts';
 import { mergeKeeping } from '../../src/emulator/validate.ts';
