@@ -216,6 +216,9 @@ export const immutableSourceConfigFields = [
   'listener_config',
 ] as const;
 
+/** source_config fields the hosted service keeps once set: a PATCH cannot clear them. */
+export const unclearableSourceConfigFields = ['custom_url', 'build_on_push'] as const;
+
 // §2.3
 const sourceRevisionConfigShape = {
   repo_ref: z.string().nullish(),

@@ -15,6 +15,8 @@ import { type ConditionSet, type ConditionValue, condition, type Problem } from 
 export interface Observed {
   deployment: Deployment;
   latestRevision?: { id: string; status: Reported<RevisionStatus> };
+  /** Fields the service keeps though the spec does not set them (keptFields). */
+  kept?: string[];
 }
 
 /** Where a latest revision stands: deployed (or nothing to deploy), failed for good, or under way. */
@@ -102,9 +104,12 @@ export function computeConditions(
   observed: Observed | undefined,
   problem: Problem | undefined,
 ): ConditionSet {
+  const kept = observed?.kept?.length
+    ? `; the service keeps ${observed.kept.join(', ')} once set, though the spec no longer sets it`
+    : '';
   const synced = problem
     ? c('False', problem.reason, problem.message)
-    : c('True', 'Synced', 'the service holds the spec');
+    : c('True', 'Synced', `the service holds the spec${kept}`);
   if (!observed) {
     const ready = problem
       ? c('False', problem.reason, problem.message)

@@ -6,6 +6,7 @@ import {
   immutableSourceConfigFields,
   type PatchDeploymentRequest,
   type SourceConfigInput,
+  unclearableSourceConfigFields,
 } from '../../service/wire.ts';
 import type { DesiredDeployment } from './desired.ts';
 
@@ -98,4 +99,16 @@ function secretsDiffer(
     return true;
   if (isDeepStrictEqual(w, h)) return false;
   return digest !== lastSentDigest;
+}
+
+/**
+ * Fields the service holds that the spec does not set and the service will not clear: said once in
+ * Synced's message, never patched (there is nothing a PATCH could do).
+ */
+export function keptFields(desired: DesiredDeployment, observed: Deployment): string[] {
+  const want = desired.create.source_config as Record<string, unknown>;
+  const have = (observed.source_config ?? {}) as Record<string, unknown>;
+  return unclearableSourceConfigFields
+    .filter((field) => want[field] === undefined && have[field] !== null && have[field] !== undefined)
+    .map((field) => `sourceConfig.${camel(field)}`);
 }

@@ -18,6 +18,7 @@ import { previousObserved } from '../managed/status.ts';
 import { DEPLOYMENTS } from '../resources.ts';
 import { computeConditions, type Observed } from './conditions.ts';
 import { deploymentName, desiredDeployment } from './desired.ts';
+import { keptFields } from './diff.ts';
 import { type InputSources, resolveInputs } from './inputs.ts';
 import type { DeploymentObserver } from './observer.ts';
 import { type DeploymentInputs, type DeploymentObservation, planDeployment } from './planner.ts';
@@ -146,6 +147,8 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
       const listed = await revisionsIfMoving(d.service, deployment, cr.status, signal);
       const revisions = listed?.resources;
       const observed: Observed = { deployment };
+      const kept = outcome.inputs ? keptFields(outcome.inputs.desired, deployment) : [];
+      if (kept.length > 0) observed.kept = kept;
       const latest = revisions?.find((r) => r.id === deployment.latest_revision_id);
       if (latest) observed.latestRevision = { id: latest.id, status: latest.status };
       else if (

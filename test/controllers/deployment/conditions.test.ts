@@ -173,3 +173,12 @@ describe('toConditions', () => {
     });
   });
 });
+
+describe('fields the service keeps', () => {
+  it('are said in Synced, which stays True', () => {
+    const set = computeConditions({ deployment: d({}), kept: ['sourceConfig.customUrl'] }, undefined);
+    expect(set.Synced.status).toBe('True');
+    expect(set.Synced.message).toContain('keeps sourceConfig.customUrl once set');
+    expect(set.Ready.status).toBe('True');
+  });
+});

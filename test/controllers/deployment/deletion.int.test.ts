@@ -143,3 +143,65 @@ describe('Deployment deletion and pausing', () => {
     expect(await patches()).toBe(patchesBefore + 1);
   });
 });
+
+describe('asynchronous deletion on the service', () => {
+  // A long step, moved by hand: the service sits in its deletion states for as long as the test needs.
+  const step = 60_000;
+  let namespace: string;
+  let emu: RunningEmulator;
+  let operator: OperatorProcess;
+  const start = () => startOperator({ serviceUrl: emu.url, namespaces: [namespace], resync: '2s' });
+  const advance = (ms: number) =>
+    fetch(`${emu.adminUrl}/_emulator/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advance_ms: ms }),
+    });
+  const serviceStatus = async (name: string) => {
+    const res = await fetch(`${emu.url}/v2/deployments?limit=100&name_contains=${name}`, {
+      headers: { 'x-api-key': 'dev-key' },
+    });
+    const page = (await res.json()) as { resources: { name: string; status: string }[] };
+    return page.resources.find((d) => d.name === name)?.status ?? 'gone';
+  };
+  const deletes = async () => (await emulatorState(emu)).calls['DELETE /v2/deployments/{deployment_id}'] ?? 0;
+
+  beforeAll(async () => {
+    ({ namespace, emu } = await setUp('async-delete', { stepMs: step }));
+    operator = start();
+  });
+  afterAll(async () => {
+    await operator.kill();
+    await emu.close();
+  });
+
+  it('keeps the finalizer until the deployment is gone, and a restart mid-deletion waits, not deletes again', async () => {
+    await apply(namespace, agentDeployment('slow', spec({ deletionPolicy: 'Delete' })));
+    await expect.poll(() => serviceStatus('slow'), { timeout: 20_000 }).not.toBe('gone');
+    await advance(10 * step); // the first revision deploys
+    await waitFor(namespace, 'slow', 'condition=Ready');
+    await kubectl(['delete', '-n', namespace, 'deployments.deploy.agents.dev', 'slow', '--wait=false']);
+    await expect.poll(() => serviceStatus('slow'), { timeout: 20_000 }).toBe('AWAITING_DELETE');
+    expect(await deletes()).toBe(1);
+
+    // The resource stays, held by its finalizer, while the service is still deleting.
+    await operator.kill('SIGKILL');
+    operator = start();
+    await sleep(4000);
+    const cr = await getCr(namespace, 'slow');
+    expect(cr.metadata.finalizers).toEqual(['deploy.agents.dev/finalizer']);
+    expect(await deletes()).toBe(1); // the restarted operator waits; it does not delete again
+
+    await advance(3 * step); // every deletion state passes
+    await expect.poll(() => serviceStatus('slow'), { timeout: 10_000 }).toBe('gone');
+    await kubectl([
+      'wait',
+      '-n',
+      namespace,
+      'deployments.deploy.agents.dev/slow',
+      '--for=delete',
+      '--timeout=60s',
+    ]);
+    expect(await deletes()).toBe(1);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredDeployment } from '../../../src/controllers/deployment/desired.ts';
-import { diffDeployment } from '../../../src/controllers/deployment/diff.ts';
+import { diffDeployment, keptFields } from '../../../src/controllers/deployment/diff.ts';
 import type { Deployment } from '../../../src/service/wire.ts';
 
 const observed = (over: Partial<Deployment> = {}): Deployment => ({
@@ -87,6 +87,21 @@ describe('diffDeployment', () => {
     expect(diffDeployment(desired({ source_config: config }), answered, digests).immutable).toEqual([
       'sourceConfig.listenerConfig',
     ]);
+  });
+
+  it('names the fields the service keeps once set when the spec does not set them, and patches none', () => {
+    const held = observed({
+      source_config: {
+        build_command: 'make',
+        resource_spec: { min_scale: 1 },
+        custom_url: 'https://x',
+        build_on_push: null,
+      },
+    });
+    expect(keptFields(desired(), held)).toEqual(['sourceConfig.customUrl']);
+    expect(diffDeployment(desired(), held, digests)).toEqual({ immutable: [] });
+    const set = desired({ source_config: { build_command: 'make', custom_url: 'https://y' } });
+    expect(keptFields(set, held)).toEqual([]);
   });
 
   it('detects secret changes by value when the service echoes them, by digest when it does not', () => {

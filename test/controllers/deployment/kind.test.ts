@@ -72,7 +72,7 @@ describe('deploymentKind.status', () => {
       cr,
       {
         target: made,
-        inputs: { desired: {} as never, digest: 'hmac-sha256:new' },
+        inputs: { desired: { create: { source_config: {} } } as never, digest: 'hmac-sha256:new' },
         looked: true,
         sent: ['create'],
       },
