@@ -262,6 +262,10 @@ async function observe(cr: DeploymentResource, { client, kube }: Deps): Promise<
     const page = await client.listDeployments({ deployment_ids: [id], limit: 1 });
     const bound = page.resources.find((d) => d.id === id);
     if (bound) return { ...observation, bound };
+    // An entry that breaks the interface is not a deployment that is gone: say what is wrong with it,
+    // as the operator would, rather than show a create that would replace it.
+    const unreadable = page.rejected.find((r) => r.id === id || r.id === undefined);
+    if (unreadable) throw unreadable.error;
     observation.gone = id;
   }
   return { ...observation, byName: (await client.findDeploymentByName(deploymentName(cr))) ?? null };

@@ -8,6 +8,7 @@ import { defaultSeedIds, defaultSeedKeys } from '../../../src/emulator/seed.ts';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
 import { ServiceClient } from '../../../src/service/client.ts';
 import type { CreateDeploymentRequest, Deployment } from '../../../src/service/wire.ts';
+import { startStub } from '../../service/http-stub.ts';
 import { cli, oneLineError, serviceEnv } from '../support.ts';
 
 let emu: RunningEmulator;
@@ -472,5 +473,29 @@ describe('agent-deploy diff', () => {
     expect(oneLineError(await cli(['diff', '-f', file], serviceEnv('http://127.0.0.1:1')), 2)).toMatch(
       /^agent-deploy: cannot reach the service at http:\/\/127\.0\.0\.1:1 \(GET /,
     );
+  });
+});
+
+describe('an entry the service answers broken', () => {
+  it('is an error naming the field (exit 2), not a deployment gone to be made again', async () => {
+    const id = '11111111-2222-4333-8444-555555555555';
+    const stub = await startStub((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      // The bound deployment's entry lacks its name: it breaks the interface.
+      res.end(JSON.stringify({ resources: [{ id, status: 'READY' }], offset: 0 }));
+    });
+    try {
+      const file = manifestFile(
+        deployment('broken', dockerSpec('registry.example/app:1'), {
+          annotations: { 'deploy.agents.dev/deployment-id': id },
+        }),
+      );
+      const run = await cli(['diff', '-f', file], serviceEnv(stub.url));
+      expect(oneLineError(run, 2)).toContain('resources[0]');
+      expect(run.stdout).not.toContain('create');
+      expect(stub.requests.every((r) => r.method === 'GET')).toBe(true);
+    } finally {
+      await stub.close();
+    }
   });
 });
