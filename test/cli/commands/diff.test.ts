@@ -481,8 +481,10 @@ describe('an entry the service answers broken', () => {
     const id = '11111111-2222-4333-8444-555555555555';
     const stub = await startStub((req, res) => {
       res.setHeader('content-type', 'application/json');
-      // The bound deployment's entry lacks its name: it breaks the interface.
-      res.end(JSON.stringify({ resources: [{ id, status: 'READY' }], offset: 0 }));
+      // Read by id, the bound deployment's entry lacks its name: it breaks the interface. By name, the
+      // service has nothing: taking the entry for gone would show a create.
+      const byId = req.url.includes('deployment_ids=');
+      res.end(JSON.stringify({ resources: byId ? [{ id, status: 'READY' }] : [], offset: 0 }));
     });
     try {
       const file = manifestFile(
