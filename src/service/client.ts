@@ -335,6 +335,22 @@ export class ServiceClient {
     if (maybe) throw maybe.error;
     return undefined;
   }
+
+  /**
+   * The listener registered for `computeId` (unique per tenant). Good entries are searched past a broken
+   * one; "none" is answered only when no entry was left out, since a broken one may be it.
+   */
+  async findListenerByComputeId(computeId: string, options?: CallOptions): Promise<Listener | undefined> {
+    const rejected: RejectedItem[] = [];
+    const listeners = await this.listAllListeners(
+      { limit: 100 },
+      { ...options, onRejected: (item) => rejected.push(item) },
+    );
+    const found = listeners.find((l) => l.compute_id === computeId);
+    if (found) return found;
+    if (rejected[0]) throw rejected[0].error;
+    return undefined;
+  }
 }
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {

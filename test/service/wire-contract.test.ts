@@ -282,6 +282,18 @@ describe('lists, item by item', () => {
     answer = [nameless];
     await expect(client.findDeploymentByName('agent')).rejects.toBeInstanceOf(ServiceContractError);
   });
+
+  it('finds a listener by compute_id past a broken entry, and answers none only when nothing was left out', async () => {
+    let answer: unknown[] = [];
+    const { client } = await setup((_req, res) => json(res, 200, { resources: answer, offset: 0 }));
+    const broken = { ...listenerBody, id: 'bad', compute_id: 42 };
+    answer = [broken, listenerBody];
+    expect((await client.findListenerByComputeId(listenerBody.compute_id))?.id).toBe(listenerBody.id);
+    answer = [listenerBody];
+    expect(await client.findListenerByComputeId('elsewhere')).toBeUndefined();
+    answer = [broken, listenerBody];
+    await expect(client.findListenerByComputeId('elsewhere')).rejects.toThrow(/resources\[0\]\.compute_id/);
+  });
 });
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {

@@ -30,8 +30,8 @@ export function listenerKind(service: ServiceClient, resyncMs: number): Listener
       throw err;
     }
   };
-  const findByComputeId = async (computeId: string, signal: AbortSignal) =>
-    (await service.listAllListeners({ limit: 100 }, { signal })).find((l) => l.compute_id === computeId);
+  const findByComputeId = (computeId: string, signal: AbortSignal) =>
+    service.findListenerByComputeId(computeId, { signal });
 
   return {
     ref: LISTENERS,
