@@ -230,7 +230,9 @@ describe('bounded time', () => {
     const elapsed = performance.now() - started;
     expect(elapsed).toBeLessThan(1_000);
     expect(stub.requests.length).toBeGreaterThan(2);
-    expect(error.attempts).toBe(stub.requests.length);
+    // The service saw every attempt but possibly the last: one the budget cut as it started.
+    expect(stub.requests.length).toBeLessThanOrEqual(error.attempts);
+    expect(stub.requests.length).toBeGreaterThanOrEqual(error.attempts - 1);
   });
 
   it('does not start a Retry-After wait that would end past the budget', async () => {
