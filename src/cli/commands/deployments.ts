@@ -21,6 +21,7 @@ interface Flags extends ServiceFlags {
   imageVersion?: string;
   id: string[];
   limit?: number;
+  showSecrets?: boolean;
 }
 
 /** The interface's largest page, and the most ids one `deployment_ids` filter takes. */
@@ -45,22 +46,28 @@ export function command(): Command {
         if (!Number.isInteger(n) || n < 1)
           throw new InvalidArgumentError(`--limit must be a whole number ≥ 1, not ${value}`);
         return n;
-      }),
+      })
+      .option('--show-secrets', 'print secret values in -o json|yaml (hidden otherwise)'),
   ).action(async (flags: Flags) => {
     const rejected: RejectedItem[] = [];
     const deployments = await withService(flags, (client) => listDeployments(client, flags, rejected));
-    print(flags.output, deployments, () => ({
-      columns: ['NAME', 'ID', 'SOURCE', 'STATUS', 'LATEST-REVISION', 'ACTIVE-REVISION', 'UPDATED'],
-      rows: deployments.map((d) => [
-        d.name,
-        d.id,
-        d.source,
-        d.status,
-        cell(d.latest_revision_id),
-        cell(d.active_revision_id),
-        d.updated_at,
-      ]),
-    }));
+    print(
+      flags.output,
+      deployments,
+      () => ({
+        columns: ['NAME', 'ID', 'SOURCE', 'STATUS', 'LATEST-REVISION', 'ACTIVE-REVISION', 'UPDATED'],
+        rows: deployments.map((d) => [
+          d.name,
+          d.id,
+          d.source,
+          d.status,
+          cell(d.latest_revision_id),
+          cell(d.active_revision_id),
+          d.updated_at,
+        ]),
+      }),
+      { showSecrets: flags.showSecrets },
+    );
     if (rejected.length > 0) throw new Error(describeLeftOut(rejected, 'deployment'));
   });
 }

@@ -34,7 +34,7 @@ import {
   type SecretChanges,
 } from '../field-diff.ts';
 import { deploymentsIn, readManifests } from '../manifests.ts';
-import { serialize } from '../output.ts';
+import { hidden, serialize } from '../output.ts';
 import { CliFailure } from '../run.ts';
 import { addServiceOptions, type ServiceFlags, withService } from '../service-options.ts';
 
@@ -62,8 +62,6 @@ type Outcome =
 export type DiffResult = Outcome & { resource: string; deployment: string; notes?: string[] };
 
 type MaskedCreate = Omit<CreateDeploymentRequest, 'secrets'> & { secrets: { name: string; value: string }[] };
-
-const hidden = '<hidden>';
 
 /** The exit status a CI job sees. */
 export const exitCodes = { unchanged: 0, changes: 1, error: 2 } as const;

@@ -169,3 +169,27 @@ describe('agent-deploy deployments, against what the hosted service answers', ()
     }
   });
 });
+
+describe('secret values', () => {
+  const canary = `canary-${Math.random().toString(36).slice(2)}`;
+
+  it('are hidden in every output format unless --show-secrets is given', async () => {
+    await client.createDeployment({
+      ...docker('with-secret'),
+      secrets: [{ name: 'API_TOKEN', value: canary }],
+    });
+    const args = ['deployments', '--name-contains', 'with-secret'];
+    for (const format of ['table', 'json', 'yaml']) {
+      const run = await cli([...args, '-o', format], serviceEnv(emu.url));
+      expect(run.code, format).toBe(0);
+      expect(run.stdout, format).toContain('with-secret');
+      expect(run.stdout + run.stderr, format).not.toContain(canary);
+    }
+    const json = await cli([...args, '-o', 'json'], serviceEnv(emu.url));
+    expect((JSON.parse(json.stdout) as Deployment[])[0]!.secrets).toEqual([
+      { name: 'API_TOKEN', value: '<hidden>' },
+    ]);
+    const shown = await cli([...args, '-o', 'yaml', '--show-secrets'], serviceEnv(emu.url));
+    expect((parse(shown.stdout) as Deployment[])[0]!.secrets).toEqual([{ name: 'API_TOKEN', value: canary }]);
+  });
+});
