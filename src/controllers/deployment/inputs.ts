@@ -71,10 +71,15 @@ export async function resolveInputs(cr: DeploymentResource, sources: InputSource
     const { owner, name, hosted = false, branch } = spec.repository;
     const repo = await sources.repository(owner, name, hosted);
     if (!repo) {
+      // Found on the other side, it was only the wrong kind of integration: say which setting fixes it.
+      const other = await sources.repository(owner, name, !hosted);
+      const hint = other
+        ? `; it is in a ${hosted ? 'installed' : 'managed'} integration: set spec.repository.hosted: ${!hosted}`
+        : '';
       return {
         problem: {
           reason: 'RepositoryNotFound',
-          message: `repository ${owner}/${name} is in no ${hosted ? 'managed ' : ''}code-host integration`,
+          message: `repository ${owner}/${name} is in no ${hosted ? 'managed ' : ''}code-host integration${hint}`,
           stalled: true,
         },
       };

@@ -119,11 +119,21 @@ function changes(
       target,
       problem: {
         reason: 'InvalidSpec',
-        message: `${diff.immutable.join(', ')} ${diff.immutable.length === 1 ? 'differs' : 'differ'} from the service deployment and cannot be changed after creation`,
+        message: immutableMessage(diff.immutable),
         stalled: true,
       },
     };
   if (!diff.patch) return { action: 'nothing', target };
   const fields = (Object.keys(diff.patch) as (keyof PatchDeploymentRequest)[]).map((k) => fieldNames[k]);
   return { action: 'patch', target, patch: diff.patch, fields };
+}
+
+/** What differs, that it cannot change, and the two ways to get it anyway. */
+function immutableMessage(fields: string[]): string {
+  const one = fields.length === 1;
+  return (
+    `spec.${fields.join(', spec.')} ${one ? 'differs' : 'differ'} from the service deployment and cannot be ` +
+    `changed after creation: to change ${one ? 'it' : 'them'}, delete this resource and create it again ` +
+    '(with deletionPolicy Delete the service deployment goes too), or create a new resource with another spec.name'
+  );
 }

@@ -210,7 +210,9 @@ describe('agent-deploy diff', () => {
       ),
     );
     const reason =
-      'sourceConfig.deploymentType differs from the service deployment and cannot be changed after creation';
+      'spec.sourceConfig.deploymentType differs from the service deployment and cannot be changed after ' +
+      'creation: to change it, delete this resource and create it again (with deletionPolicy Delete the ' +
+      'service deployment goes too), or create a new resource with another spec.name';
     const { results, stderr } = await refusedDiff(file);
     expect(results[0]).toMatchObject({ action: 'cannot', deploymentId: existing.id, reason });
     expect(stderr).toBe(`agent-deploy: the operator could not apply agents/existing (${reason})\n`);
