@@ -29,8 +29,6 @@ function secretKeys(d: DeploymentResource): string[] {
   return [...new Set(names)].map((name) => `${ns}/${name}`);
 }
 
-const keyOf = (d: DeploymentResource) => `${d.metadata.namespace}/${d.metadata.name}`;
-
 export function deploymentController(context: ControllerContext): OperatorController {
   const { kube, service, resyncMs } = context;
   const deployments = context.informers.resource<DeploymentResource>(DEPLOYMENTS);
@@ -40,7 +38,7 @@ export function deploymentController(context: ControllerContext): OperatorContro
     const id = knownId(d);
     return id ? [id] : [];
   });
-  const readersOf = (index: string, value: string) => deployments.byIndex(index, value).map(keyOf);
+  const readersOf = (index: string, value: string) => deployments.byIndex(index, value).map(objectKey);
   // Identities only: the data of the few Secrets a resource references is read on demand.
   const secrets = context.informers.metadata(SECRETS);
   const secretReader = new SecretReader(kube, secrets);

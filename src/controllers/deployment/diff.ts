@@ -1,6 +1,7 @@
 // The minimal PATCH that makes the service hold what the spec asks (DESIGN.md §3 step 5).
 // Only fields the spec sets are managed: a field the service fills in by itself is not drift.
 import { isDeepStrictEqual } from 'node:util';
+import { camelCase } from '../../api/case.ts';
 import {
   type Deployment,
   immutableSourceConfigFields,
@@ -25,8 +26,6 @@ function holds(desired: Record<string, unknown>, observed: Record<string, unknow
   return Object.entries(desired).every(([k, v]) => isDeepStrictEqual(v, observed[k]));
 }
 
-const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-
 export function diffDeployment(
   desired: DesiredDeployment,
   observed: Deployment,
@@ -49,7 +48,7 @@ export function diffDeployment(
         ? holds(value as Record<string, unknown>, have as Record<string, unknown>)
         : isDeepStrictEqual(value, have);
     if (same) continue;
-    if (immutableField) immutable.push(`sourceConfig.${camel(field)}`);
+    if (immutableField) immutable.push(`sourceConfig.${camelCase(field)}`);
     // resource_spec is replaced whole on the service: send all of it.
     else changedConfig[field] = value;
   }
@@ -110,5 +109,5 @@ export function keptFields(desired: DesiredDeployment, observed: Deployment): st
   const have = (observed.source_config ?? {}) as Record<string, unknown>;
   return unclearableSourceConfigFields
     .filter((field) => want[field] === undefined && have[field] !== null && have[field] !== undefined)
-    .map((field) => `sourceConfig.${camel(field)}`);
+    .map((field) => `sourceConfig.${camelCase(field)}`);
 }

@@ -1,6 +1,7 @@
 // What the operator does for a Deployment resource, decided from the resource, its resolved inputs and
 // what the service was seen to hold. A pure function: the reconciler carries its plan out, and
 // `agent-deploy diff` shows it.
+import { camelCase } from '../../api/case.ts';
 import { annotations } from '../../api/constants.ts';
 import type { DeploymentResource } from '../../api/deployment.ts';
 import type { Deployment, PatchDeploymentRequest } from '../../service/wire.ts';
@@ -35,15 +36,6 @@ export interface DeploymentObservation {
 }
 
 export type DeploymentPlan = Plan<DeploymentInputs['desired']['create'], PatchDeploymentRequest, Deployment>;
-
-/** The spec's names for the wire's top-level fields, for events and `diff`. */
-const fieldNames: Record<keyof PatchDeploymentRequest, string> = {
-  source_config: 'sourceConfig',
-  source_revision_config: 'sourceRevisionConfig',
-  revision_source: 'revisionSource',
-  secrets: 'secrets',
-  secret_references: 'secretReferences',
-};
 
 export const pausedReason = `paused (${annotations.paused}: "true")`;
 
@@ -124,7 +116,8 @@ function changes(
       },
     };
   if (!diff.patch) return { action: 'nothing', target };
-  const fields = (Object.keys(diff.patch) as (keyof PatchDeploymentRequest)[]).map((k) => fieldNames[k]);
+  // The spec's names for the wire's fields, for events and `diff`.
+  const fields = Object.keys(diff.patch).map(camelCase);
   return { action: 'patch', target, patch: diff.patch, fields };
 }
 

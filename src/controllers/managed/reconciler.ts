@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { annotations, finalizer } from '../../api/constants.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeClient } from '../../runtime/kube.ts';
+import { objectKey } from '../../runtime/kube-objects.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import { type ConditionSet, type Problem, pausedConditions, toConditions } from './conditions.ts';
@@ -103,7 +104,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
   /** Makes the service hold the spec; returns what it then holds, or why it could not. */
   async #sync(cr: T, log: Logger, signal: AbortSignal): Promise<{ cr: T; outcome: Outcome<X, I> }> {
     const kind = this.#kind;
-    const key = keyOf(cr);
+    const key = objectKey(cr);
     const resolved = await kind.resolve(cr, signal);
     if ('problem' in resolved) return { cr, outcome: { problem: resolved.problem } };
     const { inputs } = resolved;
@@ -209,7 +210,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     signal: AbortSignal,
   ): Promise<{ cr: T } & ({ external: X } | { problem?: Problem; nameTaken?: string })> {
     const kind = this.#kind;
-    const key = keyOf(cr);
+    const key = objectKey(cr);
     const guarded = kind.guardedCreate;
     const marked = cr.metadata.annotations?.[annotations.createPending] !== undefined;
     if (guarded && (!marked || replaces)) {
@@ -263,12 +264,12 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
   }
 
   #remember(cr: T, external: X): void {
-    this.#made.set(keyOf(cr), { uid: cr.metadata.uid!, id: this.#kind.idOf(external), external });
+    this.#made.set(objectKey(cr), { uid: cr.metadata.uid!, id: this.#kind.idOf(external), external });
   }
 
   /** What this process made for the resource, while the cache does not show it recorded yet. */
   #madeFor(cr: T): Made<X> | undefined {
-    const key = keyOf(cr);
+    const key = objectKey(cr);
     const made = this.#made.get(key);
     if (!made) return undefined;
     const recorded =
@@ -282,7 +283,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
   }
 
   #context(cr: T, made: Made<X> | undefined, signal: AbortSignal): ObserveContext<X> {
-    const key = keyOf(cr);
+    const key = objectKey(cr);
     const marked = cr.metadata.annotations?.[annotations.createPending] !== undefined;
     const context: ObserveContext<X> = {
       id: made?.id ?? this.#kind.knownId(cr),
@@ -297,7 +298,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
   /** Removes the finalizer once the service object is gone; until then, looks again with backoff. */
   async #finalize(cr: T, log: Logger, signal: AbortSignal): Promise<ReconcileResult> {
     if (!cr.metadata.finalizers?.includes(finalizer)) return undefined;
-    const key = keyOf(cr);
+    const key = objectKey(cr);
     if (this.#kind.deletes(cr)) {
       const state = await this.#kind.remove(cr, this.#context(cr, this.#madeFor(cr), signal));
       if (state === 'deleting') {
@@ -351,7 +352,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     if (!(await this.#io.writeStatus(cr, next, signal))) return;
     // What this process last announced is newer than a cache that has not caught up with its own write:
     // a second reconcile from the stale view must not tell the same failure twice.
-    const key = keyOf(cr);
+    const key = objectKey(cr);
     const mine = this.#announced.get(key);
     const told = mine && mine.uid === cr.metadata.uid ? mine.announced : announcedOf(before);
     const now = announcedOf(next.conditions);
@@ -383,9 +384,6 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     this.#kind.forget?.(key);
   }
 }
-
-const keyOf = (cr: Resource) =>
-  cr.metadata.namespace ? `${cr.metadata.namespace}/${cr.metadata.name}` : cr.metadata.name;
 
 const conditionsOf = (cr: Resource) =>
   (cr.status as { conditions?: Parameters<typeof toConditions>[1] } | undefined)?.conditions;

@@ -1,5 +1,6 @@
 // What the operator does for an OAuthToken resource. The interface has no GET of a token (token.ts), so
 // what status last saw is the observation. A pure function.
+import { camelCase } from '../../api/case.ts';
 import type { OAuthTokenResource } from '../../api/oauth-token.ts';
 import type { UpdateTokenMetadataRequest } from '../../service/wire.ts';
 import type { Plan } from '../managed/plan.ts';
@@ -15,10 +16,8 @@ export interface TokenView {
 
 export type TokenPlan = Plan<never, UpdateTokenMetadataRequest, TokenView>;
 
-const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-
 export function planToken(cr: OAuthTokenResource, _inputs: unknown, seen: TokenView): TokenPlan {
   const patch = tokenPatch(cr.spec, cr.status);
   if (!patch) return { action: 'nothing', target: seen };
-  return { action: 'patch', target: seen, patch, fields: Object.keys(patch).map(camel) };
+  return { action: 'patch', target: seen, patch, fields: Object.keys(patch).map(camelCase) };
 }
