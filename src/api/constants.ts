@@ -38,13 +38,8 @@ export type ConditionType = (typeof conditionTypes)[number];
 export const conditionStatuses = ['True', 'False', 'Unknown'] as const;
 export type ConditionStatus = (typeof conditionStatuses)[number];
 
-/**
- * Condition reasons (DESIGN.md §2): CamelCase, one per phase or failure. The CRDs keep `reason` a
- * free string, as metav1.Condition does, so a new reason never needs a CRD change.
- */
-export const conditionReasons = [
-  // Ready: the phase of the service deployment and its latest revision.
-  'Ready',
+/** Ready=False reasons that are progress, not failure: nobody needs to act on them. */
+export const progressReasons = [
   'Creating',
   'Queued',
   'AwaitingBuild',
@@ -52,6 +47,16 @@ export const conditionReasons = [
   'AwaitingDeploy',
   'Deploying',
   'AwaitingDatabase',
+] as const;
+
+/**
+ * Condition reasons (DESIGN.md §2): CamelCase, one per phase or failure. The CRDs keep `reason` a
+ * free string, as metav1.Condition does, so a new reason never needs a CRD change.
+ */
+export const conditionReasons = [
+  // Ready: the phase of the service deployment and its latest revision.
+  'Ready',
+  ...progressReasons,
   'CreateFailed',
   'BuildFailed',
   'DeployFailed',

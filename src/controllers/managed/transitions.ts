@@ -1,20 +1,11 @@
 // What a person is told when a resource's conditions move: one Warning Event (and one warn log line) per
 // move into a failure or to a different failure, one Normal Event when it becomes Ready. Pure functions.
-import type { ConditionReason } from '../../api/constants.ts';
+import { type ConditionReason, progressReasons } from '../../api/constants.ts';
 import type { Condition } from '../../api/fields.ts';
 import type { EventSpec } from './status.ts';
 
-/** Ready=False reasons that are progress, not failure: nobody needs to act on them. */
-const progress: ReadonlySet<ConditionReason> = new Set([
-  'Creating',
-  'Queued',
-  'AwaitingBuild',
-  'Building',
-  'AwaitingDeploy',
-  'Deploying',
-  'AwaitingDatabase',
-  'ReconcilePaused',
-]);
+/** Reasons that are progress, not failure: the phases of a revision, and a pause someone chose. */
+const progress: ReadonlySet<ConditionReason> = new Set([...progressReasons, 'ReconcilePaused']);
 
 const find = (list: Condition[] | undefined, type: Condition['type']) => list?.find((c) => c.type === type);
 

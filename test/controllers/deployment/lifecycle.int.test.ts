@@ -2,12 +2,12 @@
 // change made on the service behind the operator's back is reverted.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
-import { kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
 import {
   agentDeployment,
   apply,
   emulatorState,
+  eventsOf,
   getCr,
   setUp,
   waitFor,
@@ -100,22 +100,10 @@ describe('Deployment lifecycle', () => {
       Reconciling: 'False/Idle',
     });
     expect(cr.status.latestRevision.status).toBe('BUILD_FAILED');
-    const warnings = async () => {
-      const { stdout } = await kubectl([
-        'get',
-        'events',
-        '-n',
-        namespace,
-        '--field-selector',
-        'involvedObject.name=broken,type=Warning',
-        '-o',
-        'jsonpath={.items[*].reason}',
-      ]);
-      return stdout.trim();
-    };
-    await vi.waitFor(async () => expect(await warnings()).not.toBe(''), { timeout: 5_000 });
+    const warnings = async () => (await eventsOf(namespace, 'broken', 'type=Warning')).map((e) => e.reason);
+    await vi.waitFor(async () => expect(await warnings()).not.toEqual([]), { timeout: 5_000 });
     // One failure, one Warning: not a RevisionFailed beside the Stalled one.
-    expect((await warnings()).split(' ')).toEqual(['BuildFailed']);
+    expect(await warnings()).toEqual(['BuildFailed']);
     expect(warnLines(operator.logs, `${namespace}/broken`)).toContainEqual(
       expect.objectContaining({ reason: 'BuildFailed', message: expect.stringContaining('BUILD_FAILED') }),
     );

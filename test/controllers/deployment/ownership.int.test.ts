@@ -3,9 +3,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
-import { kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
-import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor, warnings } from './support.ts';
+import {
+  agentDeployment,
+  apply,
+  emulatorState,
+  eventsOf,
+  getCr,
+  setUp,
+  waitFor,
+  warnings,
+} from './support.ts';
 
 const spec = (name?: string, extra: Record<string, unknown> = {}) => ({
   ...(name ? { name } : {}),
@@ -143,17 +151,8 @@ describe('Deployment ownership', () => {
       const cr = await getCr(namespace, 'garbled');
       expect(cr.status.deploymentId).toBe(made[0]!.id);
       expect(cr.metadata.annotations['deploy.agents.dev/create-pending']).toBeUndefined();
-      const { stdout } = await kubectl([
-        'get',
-        'events',
-        '-n',
-        namespace,
-        '--field-selector',
-        'involvedObject.name=garbled,reason=Adopted',
-        '-o',
-        'jsonpath={.items[*].message}',
-      ]);
-      expect(stdout).toContain('an earlier create of this resource');
+      const adopted = await eventsOf(namespace, 'garbled', 'reason=Adopted');
+      expect(adopted.map((e) => e.message).join('\n')).toContain('an earlier create of this resource');
     } finally {
       await fetch(`${emu.adminUrl}/_emulator/faults`, { method: 'DELETE' });
     }

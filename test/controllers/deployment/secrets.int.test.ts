@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { kubectl, serviceAccountKubeconfig } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
-import { agentDeployment, apply, emulatorState, getCr, setUp, waitFor } from './support.ts';
+import { agentDeployment, apply, emulatorState, eventsOf, getCr, setUp, waitFor } from './support.ts';
 
 describe('Deployment secrets', () => {
   let namespace: string;
@@ -123,19 +123,7 @@ describe('Deployment secrets', () => {
     expect(synced).toMatchObject({ reason: 'SecretNotFound' });
     expect(synced.message).toContain(`Secret ${namespace}/short-lived`);
     await expect
-      .poll(async () => {
-        const { stdout } = await kubectl([
-          'get',
-          'events',
-          '-n',
-          namespace,
-          '--field-selector',
-          'involvedObject.name=reader,reason=SecretNotFound,type=Warning',
-          '-o',
-          'name',
-        ]);
-        return stdout.trim().split('\n').filter(Boolean).length;
-      })
+      .poll(async () => (await eventsOf(namespace, 'reader', 'reason=SecretNotFound,type=Warning')).length)
       .toBe(1);
     expect(
       operator.logs.some((l) => l.includes('"reason":"SecretNotFound"') && l.includes(`${namespace}/reader`)),

@@ -86,3 +86,22 @@ export function warnings(logs: string[], key: string): { reason?: string; messag
     }
   });
 }
+
+/** The Events about one resource, optionally narrowed by more field selectors (`type=Warning`). */
+export async function eventsOf(
+  namespace: string,
+  name: string,
+  selector = '',
+): Promise<{ type: string; reason: string; message: string }[]> {
+  const { stdout } = await kubectl([
+    'get',
+    'events',
+    '-n',
+    namespace,
+    '--field-selector',
+    [`involvedObject.name=${name}`, selector].filter(Boolean).join(','),
+    '-o',
+    'json',
+  ]);
+  return (JSON.parse(stdout) as { items: { type: string; reason: string; message: string }[] }).items;
+}
