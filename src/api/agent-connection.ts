@@ -2,14 +2,13 @@
 import { z } from 'zod';
 import { kindNames } from './constants.ts';
 import {
-  ageColumn,
   cel,
   conditions,
   immutable,
   type KindDefinition,
   observedGeneration,
+  printerColumns,
   type Resource,
-  readyColumn,
   timestamp,
 } from './fields.ts';
 
@@ -54,11 +53,9 @@ export const agentConnection: KindDefinition = {
   spec: AgentConnectionSpec,
   status: AgentConnectionStatus,
   rules: [],
-  printerColumns: [
+  printerColumns: printerColumns([
     { name: 'AGENT', type: 'string', jsonPath: '.spec.agentId', description: 'Agent id.' },
     { name: 'TOKEN', type: 'string', jsonPath: '.spec.oauthTokenId', description: 'OAuth token id.' },
     { name: 'PROVIDER', type: 'string', jsonPath: '.status.providerId', description: 'OAuth provider.' },
-    readyColumn,
-    ageColumn,
-  ],
+  ]),
 };

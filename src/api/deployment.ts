@@ -11,7 +11,6 @@ import {
 import { type CamelCase, camelCase } from './case.ts';
 import { kindNames } from './constants.ts';
 import {
-  ageColumn,
   cel,
   conditions,
   immutable,
@@ -22,9 +21,8 @@ import {
   localObjectReference,
   objectName,
   observedGeneration,
+  printerColumns,
   type Resource,
-  readyColumn,
-  syncedColumn,
   timestamp,
 } from './fields.ts';
 import { Container, Volume, VolumeMount } from './pod-objects.ts';
@@ -351,22 +349,21 @@ export const deployment: KindDefinition = {
   spec: DeploymentSpec,
   status: DeploymentStatus,
   rules: [immutableDefaultingToName('name')],
-  printerColumns: [
-    { name: 'SOURCE', type: 'string', jsonPath: '.spec.source', description: 'Source kind.' },
-    {
-      name: 'STATUS',
-      type: 'string',
-      jsonPath: '.status.serviceStatus',
-      description: 'Service deployment status.',
-    },
-    {
-      name: 'REVISION',
-      type: 'string',
-      jsonPath: '.status.latestRevision.status',
-      description: 'Status of the latest revision.',
-    },
-    readyColumn,
-    syncedColumn,
-    ageColumn,
-  ],
+  printerColumns: printerColumns(
+    [
+      {
+        name: 'SERVICE',
+        type: 'string',
+        jsonPath: '.status.serviceStatus',
+        description: 'Status of the service deployment.',
+      },
+      {
+        name: 'REVISION',
+        type: 'string',
+        jsonPath: '.status.latestRevision.status',
+        description: 'Status of the latest revision.',
+      },
+    ],
+    [{ name: 'SOURCE', type: 'string', jsonPath: '.spec.source', description: 'Source kind.' }],
+  ),
 };

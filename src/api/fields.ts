@@ -115,19 +115,35 @@ export interface PrinterColumn {
   priority?: number;
 }
 
-export const readyColumn: PrinterColumn = {
-  name: 'READY',
+/** One column per condition field: `kubectl get` answers "is it ready, and if not, why" without -o yaml. */
+const conditionColumn = (
+  name: string,
+  type: string,
+  field: 'status' | 'reason' | 'message',
+  description: string,
+): PrinterColumn => ({
+  name,
   type: 'string',
-  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-  description: 'Status of the Ready condition.',
-};
+  jsonPath: `.status.conditions[?(@.type=="${type}")].${field}`,
+  description,
+});
 
-/** Why the spec is or is not held: ReconcilePaused, SecretNotFound, Unauthorized, … */
-export const syncedColumn: PrinterColumn = {
-  name: 'SYNCED',
-  type: 'string',
-  jsonPath: '.status.conditions[?(@.type=="Synced")].reason',
-  description: 'Reason of the Synced condition (ReconcilePaused while paused).',
+export const readyColumn = conditionColumn('READY', 'Ready', 'status', 'Status of the Ready condition.');
+
+/** Why it is (not) ready: Building, BuildFailed, SecretNotFound, … */
+export const reasonColumn = conditionColumn('REASON', 'Ready', 'reason', 'Reason of the Ready condition.');
+
+/** Why the spec is or is not held: ReconcilePaused (paused), SecretNotFound, Unauthorized, … */
+export const syncedColumn = conditionColumn(
+  'SYNCED',
+  'Synced',
+  'reason',
+  'Reason of the Synced condition (ReconcilePaused while paused).',
+);
+
+export const messageColumn: PrinterColumn = {
+  ...conditionColumn('MESSAGE', 'Ready', 'message', 'Message of the Ready condition.'),
+  priority: 1,
 };
 
 export const ageColumn: PrinterColumn = {
@@ -136,6 +152,25 @@ export const ageColumn: PrinterColumn = {
   jsonPath: '.metadata.creationTimestamp',
   description: 'Time since the resource was created.',
 };
+
+/**
+ * The columns of a kind: READY, REASON and SYNCED (every kind writes these conditions), the kind's own, AGE;
+ * then, in `kubectl get -o wide` only, the kind's wide columns and the Ready message.
+ */
+export function printerColumns(
+  own: readonly PrinterColumn[],
+  wide: readonly PrinterColumn[] = [],
+): PrinterColumn[] {
+  return [
+    readyColumn,
+    reasonColumn,
+    syncedColumn,
+    ...own,
+    ageColumn,
+    ...wide.map((column) => ({ ...column, priority: 1 })),
+    messageColumn,
+  ];
+}
 
 /** Everything the generator needs to know about one kind. */
 export interface KindDefinition {

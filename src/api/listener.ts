@@ -2,15 +2,14 @@
 import { z } from 'zod';
 import { kindNames } from './constants.ts';
 import {
-  ageColumn,
   cel,
   conditions,
   immutable,
   immutableDefaultingToName,
   type KindDefinition,
   observedGeneration,
+  printerColumns,
   type Resource,
-  readyColumn,
   timestamp,
 } from './fields.ts';
 
@@ -76,7 +75,7 @@ export const listener: KindDefinition = {
   spec: ListenerSpec,
   status: ListenerStatus,
   rules: [immutableDefaultingToName('computeId')],
-  printerColumns: [
+  printerColumns: printerColumns([
     {
       name: 'COMPUTE-ID',
       type: 'string',
@@ -90,7 +89,5 @@ export const listener: KindDefinition = {
       description: 'Service listener id.',
     },
     { name: 'VERSION', type: 'string', jsonPath: '.status.version', description: 'Listener version.' },
-    readyColumn,
-    ageColumn,
-  ],
+  ]),
 };

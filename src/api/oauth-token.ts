@@ -2,14 +2,13 @@
 import { z } from 'zod';
 import { kindNames } from './constants.ts';
 import {
-  ageColumn,
   cel,
   conditions,
   immutable,
   type KindDefinition,
   observedGeneration,
+  printerColumns,
   type Resource,
-  readyColumn,
   timestamp,
 } from './fields.ts';
 
@@ -52,7 +51,7 @@ export const oauthToken: KindDefinition = {
   spec: OAuthTokenSpec,
   status: OAuthTokenStatus,
   rules: [],
-  printerColumns: [
+  printerColumns: printerColumns([
     { name: 'TOKEN', type: 'string', jsonPath: '.spec.tokenId', description: 'OAuth token id.' },
     {
       name: 'LABEL',
@@ -61,7 +60,5 @@ export const oauthToken: KindDefinition = {
       description: 'Account label.',
     },
     { name: 'DEFAULT', type: 'boolean', jsonPath: '.status.isDefault', description: 'Default token.' },
-    readyColumn,
-    ageColumn,
-  ],
+  ]),
 };

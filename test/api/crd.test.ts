@@ -105,15 +105,23 @@ describe('generated CRDs', () => {
       docs.map((d) => [d.spec.names.kind, d.spec.versions[0]!.additionalPrinterColumns.map((c) => c.name)]),
     );
     expect(columns).toEqual({
-      Deployment: ['SOURCE', 'STATUS', 'REVISION', 'READY', 'SYNCED', 'AGE'],
-      Listener: ['COMPUTE-ID', 'LISTENER-ID', 'VERSION', 'READY', 'AGE'],
-      AgentConnection: ['AGENT', 'TOKEN', 'PROVIDER', 'READY', 'AGE'],
-      OAuthToken: ['TOKEN', 'LABEL', 'DEFAULT', 'READY', 'AGE'],
+      Deployment: ['READY', 'REASON', 'SYNCED', 'SERVICE', 'REVISION', 'AGE', 'SOURCE', 'MESSAGE'],
+      Listener: ['READY', 'REASON', 'SYNCED', 'COMPUTE-ID', 'LISTENER-ID', 'VERSION', 'AGE', 'MESSAGE'],
+      AgentConnection: ['READY', 'REASON', 'SYNCED', 'AGENT', 'TOKEN', 'PROVIDER', 'AGE', 'MESSAGE'],
+      OAuthToken: ['READY', 'REASON', 'SYNCED', 'TOKEN', 'LABEL', 'DEFAULT', 'AGE', 'MESSAGE'],
     });
     const ready = byKind
       .get('Deployment')!
       .spec.versions[0]!.additionalPrinterColumns.find((c) => c.name === 'READY');
     expect(ready?.jsonPath).toBe('.status.conditions[?(@.type=="Ready")].status');
+    // -o wide only: the long ones.
+    for (const doc of docs) {
+      const wide = doc.spec.versions[0]!.additionalPrinterColumns.filter((c) => (c.priority ?? 0) > 0);
+      expect(wide.at(-1)).toMatchObject({
+        name: 'MESSAGE',
+        jsonPath: '.status.conditions[?(@.type=="Ready")].message',
+      });
+    }
   });
 
   it('map every wire field of source_config, resource_spec and source_revision_config 1:1', () => {

@@ -135,8 +135,8 @@ describe('CRDs on a real apiserver', () => {
       .trim()
       .split('\n')
       .map((l) => l.trim().split(/\s+/));
-    expect(header).toEqual(['NAME', 'SOURCE', 'STATUS', 'REVISION', 'READY', 'SYNCED', 'AGE']);
-    expect(row?.slice(0, 6)).toEqual(['columns', 'codehost', 'READY', 'DEPLOYED', 'True', 'Synced']);
+    expect(header).toEqual(['NAME', 'READY', 'REASON', 'SYNCED', 'SERVICE', 'REVISION', 'AGE']);
+    expect(row?.slice(0, 6)).toEqual(['columns', 'True', 'Ready', 'Synced', 'READY', 'DEPLOYED']);
   });
 
   it('takes deploymentType dev_zero, and keeps status values the service adds as it reports them', async () => {
