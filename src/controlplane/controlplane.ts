@@ -10,7 +10,7 @@ import { Agent, request } from 'undici';
 import { ensureBinaries } from './binaries.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { freePort } from './ports.ts';
-import { type ServerProcess, startServer } from './process.ts';
+import { removeWhenGone, type ServerProcess, startServer } from './process.ts';
 
 export interface ControlPlaneOptions {
   /** Working directory (data, certs, logs, kubeconfig); a fresh temp dir by default, removed on stop. */
@@ -39,6 +39,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const bins = await ensureBinaries(progress);
   const ownDir = !options.dir;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agent-deploy-cp-'));
+  // It holds etcd's data, the service-account signing key and the admin token: never left behind.
+  if (ownDir) removeWhenGone([dir]);
   const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
 
   const { publicKey, privateKey } = generateKeyPairSync('rsa', {

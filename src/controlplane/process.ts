@@ -19,6 +19,24 @@ kill -0 $child 2>/dev/null && stop
 wait $child
 `;
 
+// Waits for our process to end, then removes the paths: what stop() would have removed, when it never ran (a
+// SIGKILL, an exit while starting). Twice: a server may still write for a few seconds after we are gone.
+const janitor = `
+parent=$1; shift
+while kill -0 "$parent" 2>/dev/null; do sleep 1; done
+sleep 1; rm -rf -- "$@"
+sleep 6; rm -rf -- "$@"
+`;
+
+/** Removes `paths` once this process has ended, however it ends. */
+export function removeWhenGone(paths: string[]): void {
+  // Its own session: the Ctrl-C that stops us does not reach it.
+  spawn('bash', ['-c', janitor, 'janitor', String(process.pid), ...paths], {
+    stdio: 'ignore',
+    detached: true,
+  }).unref();
+}
+
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of running) child.kill('SIGTERM');

@@ -1,6 +1,8 @@
 // No server process outlives the process that started it: not after stop(), not after SIGTERM,
-// not even after SIGKILL (the supervisor notices within a second).
+// not even after SIGKILL (the supervisor notices within a second). Nor does its directory, which holds etcd's
+// data, the service-account signing key and the admin token (after SIGKILL, the janitor removes it).
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 
@@ -45,13 +47,17 @@ async function waitGone(dir: string, ms: number): Promise<number[]> {
 
 describe('control plane process cleanup', () => {
   it.each(['SIGTERM', 'SIGKILL'] as const)(
-    'leaves no etcd or kube-apiserver behind after %s',
+    'leaves no etcd, kube-apiserver or directory behind after %s',
     async (signal) => {
       const { child, dir } = await startInChild();
       try {
         expect(serversUnder(dir)).toHaveLength(2);
+        expect(existsSync(`${dir}/sa.key`)).toBe(true);
         child.kill(signal);
         expect(await waitGone(dir, 10_000)).toEqual([]);
+        const deadline = Date.now() + 15_000;
+        while (existsSync(dir) && Date.now() < deadline) await sleep(200);
+        expect(existsSync(dir), `${dir} is removed`).toBe(false);
       } finally {
         child.kill('SIGKILL');
       }

@@ -19,6 +19,9 @@ interface Flags {
   readyFile?: string;
 }
 
+/** Ctrl-C, kill, and a closed terminal. */
+const stopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'bin', 'agent-deploy.js');
 
@@ -56,7 +59,11 @@ async function run(flags: Flags): Promise<void> {
   const operatorLog = join(dir, 'operator.log');
   rmSync(operatorLog, { force: true });
   if (flags.readyFile) rmSync(flags.readyFile, { force: true });
-  const say = (line: string) => process.stdout.write(`${line}\n`);
+  // Once nobody reads stdout (`| head -1`, or a `| tee` ended by Ctrl-C), writing to it only fails: stop instead.
+  let stdoutOpen = true;
+  const say = (line: string) => {
+    if (stdoutOpen) process.stdout.write(`${line}\n`);
+  };
 
   let controlPlane: ControlPlane | undefined;
   let emulator: RunningEmulator | undefined;
@@ -67,15 +74,20 @@ async function run(flags: Flags): Promise<void> {
     await controlPlane?.stop();
     rmSync(kubeconfig, { force: true });
   };
-  // A signal while still starting (the first run builds for minutes) stops what is up and exits at once;
-  // servers still being started die with us through their supervisor.
+  // A signal, or stdout's reader gone, while still starting (the first run builds for minutes) stops what is up
+  // and exits at once; servers still being started die with us through their supervisor, and the control
+  // plane's directory goes with them (startControlPlane's janitor).
   let stopping = false;
   const signalled = new Promise<'signal'>((done) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const)
-      process.once(signal, () => {
-        stopping = true;
-        done('signal');
-      });
+    const stop = () => {
+      stopping = true;
+      done('signal');
+    };
+    for (const signal of stopSignals) process.once(signal, stop);
+    process.stdout.on('error', () => {
+      stdoutOpen = false; // EPIPE: the pipe's reader is gone
+      stop();
+    });
   });
   const interrupt = signalled.then(async () => {
     say('stopping the sandbox…');
@@ -180,11 +192,12 @@ function instructions(o: {
     '  kubectl get agents',
     `  kubectl wait --for=condition=Ready agentdeployment/${name} --timeout=120s`,
     '',
-    `The service emulator: ${o.emulatorUrl}`,
+    `The service emulator: ${o.emulatorUrl}; for the agent-deploy CLI (deployments, revisions, diff, …):`,
+    `  export AGENT_DEPLOY_SERVICE_URL=${o.emulatorUrl} AGENT_DEPLOY_API_KEY=${defaultSeedKeys.dev}`,
     `  curl -H 'X-Api-Key: ${defaultSeedKeys.dev}' ${o.emulatorUrl}/v2/deployments`,
     `Operator metrics: http://127.0.0.1:${o.metricsPort}/metrics`,
     '',
-    'Ctrl-C stops everything.',
+    'Ctrl-C stops everything and removes the kubeconfig and the control plane files.',
     '',
   ].join('\n');
 }

@@ -109,11 +109,31 @@ async function startSandbox(mode: 'cloud' | 'self-hosted', stepMs: number): Prom
   return { dir, kubeconfig: kubeconfig!, emulatorUrl: emulatorUrl!, output, child };
 }
 
-/** Processes of this sandbox still alive: its servers (by port), the operator and itself (by directory). */
-function leftovers(sandbox: Sandbox): string[] {
-  const ports = sandbox.output
+const controlPlanePorts = (output: string[]) =>
+  output
     .join('\n')
     .match(/etcd on 127\.0\.0\.1:(\d+), starting kube-apiserver on https:\/\/127\.0\.0\.1:(\d+)/);
+
+/** The control plane's own directory (etcd data, sa.key, tokens.csv), read off its running etcd. */
+function controlPlaneDir(output: string[]): string {
+  const ports = controlPlanePorts(output);
+  expect(ports, 'the sandbox prints the control plane ports').not.toBeNull();
+  const etcd = execFileSync(
+    'pgrep',
+    ['-a', '-f', `^\\S*/etcd .*--listen-client-urls=http://127.0.0.1:${ports![1]}`],
+    {
+      encoding: 'utf8',
+    },
+  );
+  const dir = etcd.match(/--data-dir=(\S+)\/etcd\b/)?.[1];
+  expect(dir).toMatch(/\/agent-deploy-cp-/);
+  expect(existsSync(join(dir!, 'sa.key'))).toBe(true);
+  return dir!;
+}
+
+/** Processes of this sandbox still alive: its servers (by port), the operator and itself (by directory). */
+function leftovers(sandbox: Sandbox): string[] {
+  const ports = controlPlanePorts(sandbox.output);
   expect(ports, 'the sandbox prints the control plane ports').not.toBeNull();
   const patterns = [
     `^\\S*/etcd .*--listen-client-urls=http://127.0.0.1:${ports![1]}`,
@@ -129,7 +149,8 @@ function leftovers(sandbox: Sandbox): string[] {
   });
 }
 
-async function stopAndCheck(sandbox: Sandbox, signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
+async function stopAndCheck(sandbox: Sandbox, signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP'): Promise<void> {
+  const cpDir = controlPlaneDir(sandbox.output);
   const exited = once(sandbox.child, 'exit');
   sandbox.child.kill(signal);
   const [code] = await exited;
@@ -138,6 +159,7 @@ async function stopAndCheck(sandbox: Sandbox, signal: 'SIGINT' | 'SIGTERM'): Pro
   expect(leftovers(sandbox)).toEqual([]);
   await expect(fetch(`${sandbox.emulatorUrl}/v2/deployments`)).rejects.toThrow();
   expect(existsSync(sandbox.kubeconfig)).toBe(false);
+  expect(existsSync(cpDir), `${cpDir} (etcd data, sa.key, tokens.csv) is removed`).toBe(false);
   rmSync(sandbox.dir, { recursive: true, force: true });
 }
 
@@ -207,6 +229,9 @@ describe('agent-deploy sandbox (cloud)', () => {
   it('prints how to use it', () => {
     const text = sandbox.output.join('\n');
     expect(text).toContain(`export KUBECONFIG=${sandbox.kubeconfig}`);
+    expect(text).toContain(
+      `export AGENT_DEPLOY_SERVICE_URL=${sandbox.emulatorUrl} AGENT_DEPLOY_API_KEY=dev-key`,
+    );
     expect(text).toContain(`curl -H 'X-Api-Key: dev-key' ${sandbox.emulatorUrl}/v2/deployments`);
     expect(text).toMatch(/operator: running, log in \S+operator\.log/);
   });
@@ -298,5 +323,55 @@ describe('agent-deploy sandbox (self-hosted)', () => {
 
   it('stops everything on SIGTERM', async () => {
     await stopAndCheck(sandbox, 'SIGTERM');
+  });
+});
+
+describe('agent-deploy sandbox stops cleanly however it is ended', () => {
+  it('on SIGHUP (its terminal closed)', async () => {
+    const sandbox = await startSandbox('cloud', 500);
+    try {
+      await stopAndCheck(sandbox, 'SIGHUP');
+    } finally {
+      if (sandbox.child.exitCode === null) sandbox.child.kill('SIGKILL');
+    }
+  });
+
+  // `agent-deploy sandbox | head -1`: the reader goes after the first line; the next line meets a closed pipe.
+  it('when its stdout pipe closes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-deploy-sandbox-'));
+    const child = spawn(
+      process.execPath,
+      [join(root, 'bin', 'agent-deploy.js'), 'sandbox', '--dir', dir, '--emulator-port', '0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const [first] = (await once(child.stdout!, 'data')) as [Buffer];
+      const output = [first.toString().split('\n')[0]!];
+      child.stdout!.destroy();
+      const cpDir = controlPlaneDir(output);
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+      const ports = controlPlanePorts(output)!;
+      const gone = async () => {
+        for (const pattern of [
+          `--listen-client-urls=http://127.0.0.1:${ports[1]}`,
+          `--secure-port=${ports[2]}`,
+          dir,
+        ])
+          try {
+            execFileSync('pgrep', ['-f', '--', pattern], { stdio: 'ignore' });
+            return false;
+          } catch {}
+        return !existsSync(cpDir);
+      };
+      // What stop() did not get to (a server starting as we stopped) goes within seconds, via supervisor and janitor.
+      const deadline = Date.now() + 15_000;
+      while (!(await gone()) && Date.now() < deadline) await sleep(250);
+      expect(await gone(), `no process of the sandbox left, ${cpDir} removed`).toBe(true);
+      expect(existsSync(join(dir, 'kubeconfig'))).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
