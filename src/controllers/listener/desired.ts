@@ -40,7 +40,7 @@ export function identityProblem(cr: ListenerResource, observed: Listener): Probl
   if (wanted === undefined || wanted === observed.compute_id) return undefined;
   return {
     reason: 'InvalidSpec',
-    message: `listener ${observed.id} has compute_id ${observed.compute_id}, not ${wanted}`,
+    message: `spec.computeId is ${wanted}, but the bound listener ${observed.id} has compute_id ${observed.compute_id} on the service`,
     stalled: true,
   };
 }

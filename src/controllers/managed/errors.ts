@@ -2,7 +2,14 @@
 // the resource (validation, forbidden, not found): Stalled in the service's own words. Everything else
 // (401, 429, 5xx, timeouts, resets, an answer that breaks the contract) is trouble: retried with backoff,
 // never Stalled, never remembered as refused, and never a reason to drop a create-pending marker.
-import { ServiceContractError, ServiceError } from '../../service/errors.ts';
+import { camelCase } from '../../api/case.ts';
+import {
+  renderIssues,
+  renderPath,
+  ServiceContractError,
+  ServiceError,
+  type ValidationIssue,
+} from '../../service/errors.ts';
 import { describeOrigin } from '../../service/key-source.ts';
 import { networkRetryable } from '../../service/retry.ts';
 import type { Problem } from './conditions.ts';
@@ -38,7 +45,27 @@ export function refusalProblem(err: ServiceError, forbidden?: string): Problem {
       stalled: true,
     };
   if (err.isNotFound) return { reason: 'NotFound', message: err.detail, stalled: true };
-  return { reason: 'InvalidSpec', message: err.detail, stalled: true };
+  const message = err.isValidation && err.issues?.length ? specIssues(err.issues) : err.detail;
+  return { reason: 'InvalidSpec', message, stalled: true };
+}
+
+/**
+ * A 422's issues in the resource's words: a request body field as the spec path a user writes
+ * (`spec.sourceRevisionConfig.imageUri: Field required`), the service's own name for it alongside, so
+ * neither side's documentation is a guess away. Query and path parameters stay as the service names them.
+ */
+export function specIssues(issues: readonly ValidationIssue[]): string {
+  return issues
+    .map((issue) => {
+      const wire = issue.loc[0] === 'body' ? issue.loc.slice(1) : [];
+      if (wire.length === 0) return renderIssues([issue]);
+      const spec = renderPath([
+        'spec',
+        ...wire.map((key) => (typeof key === 'string' ? camelCase(key) : key)),
+      ]);
+      return `${spec}: ${issue.msg} (the service's ${renderPath(wire)})`;
+    })
+    .join('; ');
 }
 
 /**

@@ -69,7 +69,8 @@ const cases: Case[] = [
       sourceRevisionConfig: { graphConfigPath: 'langgraph.json' },
     },
     reason: 'InvalidSpec',
-    message: 'source_revision_config.repo_ref',
+    // The spec path the user wrote, the service's words and its name for the field.
+    message: `spec.sourceRevisionConfig.repoRef: Field required for source codehost (the service's source_revision_config.repo_ref)`,
   },
   {
     name: 'codehost-without-graph',
@@ -79,31 +80,36 @@ const cases: Case[] = [
       sourceRevisionConfig: { repoRef: 'main' },
     },
     reason: 'InvalidSpec',
-    message: 'source_revision_config.graph_config_path',
+    // The spec path the user wrote, the service's words and its name for the field.
+    message: `spec.sourceRevisionConfig.graphConfigPath: Field required for source codehost (the service's source_revision_config.graph_config_path)`,
   },
   {
     name: 'docker-without-image',
     spec: { source: 'internal_docker' },
     reason: 'InvalidSpec',
-    message: 'source_revision_config.image_uri',
+    // The spec path the user wrote, the service's words and its name for the field.
+    message: `spec.sourceRevisionConfig.imageUri: Field required for source internal_docker (the service's source_revision_config.image_uri)`,
   },
   {
     name: 'docker-with-empty-image',
     spec: { source: 'internal_docker', sourceRevisionConfig: { imageUri: '' } },
     reason: 'InvalidSpec',
-    message: 'source_revision_config.image_uri',
+    // The spec path the user wrote, the service's words and its name for the field.
+    message: `spec.sourceRevisionConfig.imageUri: Field required for source internal_docker (the service's source_revision_config.image_uri)`,
   },
   {
     name: 'source-without-tarball',
     spec: { source: 'internal_source' },
     reason: 'InvalidSpec',
-    message: 'source_revision_config.source_tarball_path',
+    // The spec path the user wrote, the service's words and its name for the field.
+    message: `spec.sourceRevisionConfig.sourceTarballPath: Field required for source internal_source (the service's source_revision_config.source_tarball_path)`,
   },
   {
     name: 'template-without-graph',
     spec: { source: 'internal_template' },
     reason: 'InvalidSpec',
-    message: 'source_revision_config.graph_config_path',
+    // The spec path the user wrote, the service's words and its name for the field.
+    message: `spec.sourceRevisionConfig.graphConfigPath: Field required for source internal_template (the service's source_revision_config.graph_config_path)`,
   },
   {
     name: 'self-hosted-source-in-cloud',

@@ -55,8 +55,10 @@ describe('listener mapping', () => {
   });
 
   it('refuses a bound listener whose compute_id contradicts an explicit spec.computeId', () => {
-    expect(identityProblem(cr({ computeId: 'other' }), observed(null))).toMatchObject({
+    expect(identityProblem(cr({ computeId: 'other' }), observed(null))).toEqual({
       reason: 'InvalidSpec',
+      message:
+        'spec.computeId is other, but the bound listener dddddddd-0000-4000-8000-000000000001 has compute_id edge on the service',
       stalled: true,
     });
     expect(identityProblem(cr({ computeId: 'edge' }), observed(null))).toBeUndefined();

@@ -59,6 +59,32 @@ describe('one classification of service errors', () => {
     expect(refusalProblem(error(422))).toMatchObject({ reason: 'InvalidSpec', stalled: true });
   });
 
+  it("names a 422's body fields by their spec paths, keeping the service's words and names", () => {
+    const refused = new ServiceError({
+      status: 422,
+      detail: 'source_revision_config.image_uri: Field required; query.limit: too big',
+      endpoint: 'POST /v2/deployments',
+      path: '/v2/deployments',
+      retryable: false,
+      attempts: 1,
+      issues: [
+        { loc: ['body', 'source_revision_config', 'image_uri'], msg: 'Field required', type: 'missing' },
+        { loc: ['body', 'secrets', 1, 'value'], msg: 'String too long', type: 'string_too_long' },
+        { loc: ['body'], msg: 'Field required', type: 'missing' },
+        { loc: ['query', 'limit'], msg: 'too big', type: 'less_than_equal' },
+      ],
+    });
+    expect(refusalProblem(refused)).toEqual({
+      reason: 'InvalidSpec',
+      message:
+        "spec.sourceRevisionConfig.imageUri: Field required (the service's source_revision_config.image_uri); " +
+        "spec.secrets[1].value: String too long (the service's secrets[1].value); Field required; query.limit: too big",
+      stalled: true,
+    });
+    // Without issues (a 400, or a 422 of another shape): the service's detail as it came.
+    expect(refusalProblem(error(422)).message).toBe('the words');
+  });
+
   it('never takes for a refusal what a retry may fix: 401, 409, 429, 5xx, network, a broken contract', () => {
     const contract = new ServiceContractError({
       status: 201,
