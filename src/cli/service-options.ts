@@ -48,6 +48,10 @@ export function apiKeySource(
   return fixedKey(key, { kind: 'env', name: apiKeyVariable });
 }
 
+/** Whether a key was given at all (the operator may run with workspaces only). */
+export const hasApiKey = (flags: Pick<ServiceFlags, 'apiKeyFile'>, env: NodeJS.ProcessEnv = process.env) =>
+  Boolean(flags.apiKeyFile || env[apiKeyVariable]);
+
 /** Runs `fn` with a client for the service, closes it, and words any service failure as one line. */
 export async function withService<T>(
   flags: ServiceFlags,
