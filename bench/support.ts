@@ -172,7 +172,9 @@ export async function startOperator(
     Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
   const metric = async (name: string) => {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    return Number(
+      new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN,
+    );
   };
   for (let i = 0; ; i++) {
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
@@ -193,10 +195,10 @@ export async function startOperator(
     },
     metric,
     async afterRefresh() {
-      const seen = await metric('agent_deploy_observer_refreshes_total');
+      const seen = await metric('agent_deploy_observer_refreshes_total{workspace="default"}');
       for (;;) {
         await sleep(20);
-        const now = await metric('agent_deploy_observer_refreshes_total');
+        const now = await metric('agent_deploy_observer_refreshes_total{workspace="default"}');
         if (now !== seen) return now;
       }
     },

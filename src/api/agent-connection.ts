@@ -11,6 +11,7 @@ import {
   type Resource,
   timestamp,
 } from './fields.ts';
+import { WorkspaceRef, workspaceRefImmutable } from './workspace.ts';
 
 export const AgentConnectionSpec = z
   .strictObject({
@@ -25,6 +26,7 @@ export const AgentConnectionSpec = z
         description: 'Id of the OAuth token to connect it to. Immutable.',
         ...cel(immutable('spec.oauthTokenId')),
       }),
+    workspaceRef: WorkspaceRef.optional(),
   })
   .describe('The connection to make; it cannot be changed once made.');
 export type AgentConnectionSpec = z.infer<typeof AgentConnectionSpec>;
@@ -52,7 +54,7 @@ export const agentConnection: KindDefinition = {
   description: 'A connection of an agent to an OAuth token.',
   spec: AgentConnectionSpec,
   status: AgentConnectionStatus,
-  rules: [],
+  rules: [workspaceRefImmutable],
   printerColumns: printerColumns([
     { name: 'AGENT', type: 'string', jsonPath: '.spec.agentId', description: 'Agent id.' },
     { name: 'TOKEN', type: 'string', jsonPath: '.spec.oauthTokenId', description: 'OAuth token id.' },

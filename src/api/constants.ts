@@ -16,6 +16,13 @@ export const kindNames = {
     scope: 'Namespaced',
   },
   OAuthToken: { kind: 'OAuthToken', plural: 'oauthtokens', singular: 'oauthtoken', scope: 'Namespaced' },
+  Workspace: { kind: 'Workspace', plural: 'workspaces', singular: 'workspace', scope: 'Namespaced' },
+  ClusterWorkspace: {
+    kind: 'ClusterWorkspace',
+    plural: 'clusterworkspaces',
+    singular: 'clusterworkspace',
+    scope: 'Cluster',
+  },
 } as const;
 export type KindName = keyof typeof kindNames;
 
@@ -77,6 +84,10 @@ export const conditionReasons = [
   'Conflict',
   'Forbidden',
   'ReconcilePaused',
+  'WorkspaceNotReady',
+  // Workspace: whether the service accepts its key (also Unauthorized, Forbidden, SecretNotFound).
+  'Unreachable',
+  'InUse',
   // Reconciling / Stalled.
   'Progressing',
   'Idle',

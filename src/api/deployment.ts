@@ -26,6 +26,7 @@ import {
   timestamp,
 } from './fields.ts';
 import { Container, Volume, VolumeMount } from './pod-objects.ts';
+import { WorkspaceRef, workspaceRefImmutable } from './workspace.ts';
 
 type NumericField = (typeof resourceSpecNumericFields)[number];
 
@@ -275,6 +276,7 @@ export const DeploymentSpec = z
       .boolean()
       .default(false)
       .describe('Take over an existing service deployment of the same name instead of failing.'),
+    workspaceRef: WorkspaceRef.optional(),
   })
   .meta({
     description: 'Desired state of the service deployment.',
@@ -348,7 +350,7 @@ export const deployment: KindDefinition = {
   description: 'An agent deployment on the Deployment and Authorization Service.',
   spec: DeploymentSpec,
   status: DeploymentStatus,
-  rules: [immutableDefaultingToName('name')],
+  rules: [immutableDefaultingToName('name'), workspaceRefImmutable],
   printerColumns: printerColumns(
     [
       {

@@ -4,5 +4,13 @@ import { deployment } from './deployment.ts';
 import type { KindDefinition } from './fields.ts';
 import { listener } from './listener.ts';
 import { oauthToken } from './oauth-token.ts';
+import { clusterWorkspace, workspace } from './workspace.ts';
 
-export const kinds: readonly KindDefinition[] = [deployment, listener, agentConnection, oauthToken];
+export const kinds: readonly KindDefinition[] = [
+  deployment,
+  listener,
+  agentConnection,
+  oauthToken,
+  workspace,
+  clusterWorkspace,
+];

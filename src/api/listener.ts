@@ -12,6 +12,7 @@ import {
   type Resource,
   timestamp,
 } from './fields.ts';
+import { ClusterWorkspaceRef, workspaceRefImmutable } from './workspace.ts';
 
 export const ListenerSpec = z
   .strictObject({
@@ -48,6 +49,7 @@ export const ListenerSpec = z
       .describe(
         'Create the listener on the service when none with this computeId exists, and keep computeConfig in sync.',
       ),
+    workspaceRef: ClusterWorkspaceRef.optional(),
   })
   // An empty spec is a complete one: `computeId` defaults to metadata.name.
   .prefault({})
@@ -74,7 +76,7 @@ export const listener: KindDefinition = {
   description: 'A compute infrastructure (a Kubernetes cluster) registered with the service as a listener.',
   spec: ListenerSpec,
   status: ListenerStatus,
-  rules: [immutableDefaultingToName('computeId')],
+  rules: [immutableDefaultingToName('computeId'), workspaceRefImmutable],
   printerColumns: printerColumns([
     {
       name: 'COMPUTE-ID',

@@ -11,6 +11,7 @@ import {
   type Resource,
   timestamp,
 } from './fields.ts';
+import { WorkspaceRef, workspaceRefImmutable } from './workspace.ts';
 
 export const OAuthTokenSpec = z
   .strictObject({
@@ -23,6 +24,7 @@ export const OAuthTokenSpec = z
       .optional()
       .describe('Account label to set on the token; unset leaves it as it is.'),
     isDefault: z.boolean().optional().describe('Make the token the default one; unset leaves it as it is.'),
+    workspaceRef: WorkspaceRef.optional(),
   })
   .describe('The token and the metadata it should carry. Only the token owner can change it.');
 export type OAuthTokenSpec = z.infer<typeof OAuthTokenSpec>;
@@ -50,7 +52,7 @@ export const oauthToken: KindDefinition = {
   description: 'The metadata (account label, default flag) of an OAuth token.',
   spec: OAuthTokenSpec,
   status: OAuthTokenStatus,
-  rules: [],
+  rules: [workspaceRefImmutable],
   printerColumns: printerColumns([
     { name: 'TOKEN', type: 'string', jsonPath: '.spec.tokenId', description: 'OAuth token id.' },
     {

@@ -1,12 +1,13 @@
-// The flags every command that talks to the service shares, with the operator's names, and the
-// translation of service failures into one line a person can act on.
+// The flags every command that talks to the service shares, with the operator's names (or a workspace
+// read from the cluster), and the translation of service failures into one line a person can act on.
 import { type Command, Option } from 'commander';
 import { ServiceClient } from '../service/client.ts';
 import { ServiceError } from '../service/errors.ts';
 import { type ApiKeySource, describeOrigin, FileKeySource, fixedKey } from '../service/key-source.ts';
 import type { OutputFormat } from './output.ts';
+import { type WorkspaceFlags, workspaceSettings } from './workspace-flag.ts';
 
-export interface ServiceFlags {
+export interface ServiceFlags extends Partial<WorkspaceFlags> {
   serviceUrl?: string;
   apiKeyFile?: string;
   tenantId?: string;
@@ -14,7 +15,28 @@ export interface ServiceFlags {
 }
 
 export function addServiceOptions(command: Command): Command {
+  // A command that reads the cluster for itself (diff) has its own --kubeconfig; --workspace uses it too.
+  if (!command.options.some((o) => o.long === '--kubeconfig'))
+    command.option('--kubeconfig <file>', 'kubeconfig to read --workspace from (default, as kubectl)');
   return command
+    .addOption(
+      new Option(
+        '--workspace <name>',
+        'use the service URL, tenant and API key of this Workspace (in --namespace) or ClusterWorkspace, read from the cluster; KIND/NAME to say which',
+      ).env('AGENT_DEPLOY_WORKSPACE'),
+    )
+    .option(
+      '-n, --namespace <name>',
+      "namespace of a Workspace (default: the kubeconfig context's, else default)",
+    )
+    .addOption(
+      new Option(
+        '--cluster-resource-namespace <name>',
+        "namespace of a ClusterWorkspace's Secret when it names none (the operator's own namespace)",
+      )
+        .env('AGENT_DEPLOY_CLUSTER_RESOURCE_NAMESPACE')
+        .default('agent-deploy-system'),
+    )
     .addOption(
       new Option('--service-url <url>', 'base URL of the service, path prefix included').env(
         'AGENT_DEPLOY_SERVICE_URL',
@@ -48,19 +70,32 @@ export function apiKeySource(
   return fixedKey(key, { kind: 'env', name: apiKeyVariable });
 }
 
+/** Whether a key was given at all (the operator may run with workspaces only). */
+export const hasApiKey = (flags: Pick<ServiceFlags, 'apiKeyFile'>, env: NodeJS.ProcessEnv = process.env) =>
+  Boolean(flags.apiKeyFile || env[apiKeyVariable]);
+
 /** Runs `fn` with a client for the service, closes it, and words any service failure as one line. */
 export async function withService<T>(
   flags: ServiceFlags,
   fn: (client: ServiceClient) => Promise<T>,
 ): Promise<T> {
-  const baseUrl = flags.serviceUrl;
-  if (!baseUrl) throw new Error('no service URL: pass --service-url or set AGENT_DEPLOY_SERVICE_URL');
-  const source = apiKeySource(flags);
+  const settings = flags.workspace
+    ? await workspaceSettings({
+        clusterResourceNamespace: 'agent-deploy-system',
+        ...flags,
+        workspace: flags.workspace,
+      })
+    : { baseUrl: flags.serviceUrl, tenantId: flags.tenantId, apiKey: apiKeySource(flags) };
+  const { baseUrl, tenantId } = settings;
+  if (!baseUrl)
+    throw new Error(
+      `no service URL: ${flags.workspace ? 'the workspace names none; ' : ''}pass --service-url or set AGENT_DEPLOY_SERVICE_URL`,
+    );
   const client = new ServiceClient({
     baseUrl,
     // A command runs once: the key is read once; where it came from is kept for the messages.
-    apiKey: fixedKey(source.key(), source.origin),
-    ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
+    apiKey: fixedKey(settings.apiKey.key(), settings.apiKey.origin),
+    ...(tenantId ? { tenantId } : {}),
     // A person is waiting: give up sooner than the operator does.
     retry: { maxAttempts: 3, maxElapsedMs: 15_000 },
   });

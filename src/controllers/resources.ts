@@ -14,3 +14,5 @@ export const DEPLOYMENTS = resourceOf('Deployment');
 export const LISTENERS = resourceOf('Listener');
 export const AGENT_CONNECTIONS = resourceOf('AgentConnection');
 export const OAUTH_TOKENS = resourceOf('OAuthToken');
+export const WORKSPACES = resourceOf('Workspace');
+export const CLUSTER_WORKSPACES = resourceOf('ClusterWorkspace');

@@ -4,11 +4,15 @@ import type { Registry } from 'prom-client';
 import type { Controller } from '../runtime/controller.ts';
 import type { KubeClient } from '../runtime/kube.ts';
 import type { SharedInformers } from '../runtime/shared-informers.ts';
-import type { ServiceClient } from '../service/client.ts';
+import type { Workspaces } from './workspace/registry.ts';
+import type { Defaults } from './workspace/verdict.ts';
 
 export interface ControllerContext {
   kube: KubeClient;
-  service: ServiceClient;
+  /** How each resource reaches the service: its workspace's connection, or why it may not act now. */
+  workspaces: Workspaces;
+  /** What a Workspace or ClusterWorkspace falls back to: the operator's flags. */
+  workspaceDefaults: Defaults;
   /** One informer per kind, shared by the controllers (namespaces and resync are set on it). */
   informers: SharedInformers;
   resyncMs: number;

@@ -1,13 +1,16 @@
 // The emulator's own surface under /_emulator (no API key; not part of the service interface):
-// state dump with call counts, faults, reset to the seed, call-counter reset, and moving the clock.
+// state dump with call counts (also per tenant), faults, API keys added and revoked, reset to the seed,
+// call-counter reset, and moving the clock.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { EmulatorConfig } from './config.ts';
 import { FaultConfigSchema } from './faults.ts';
 import { clock, createState, purgeDeleted, type State } from './store.ts';
+import { SeedApiKey } from './seed.ts';
 import { parseBody } from './validate.ts';
 import { deploymentView, revisionViews } from './views.ts';
 
+const RevokeRequest = z.strictObject({ key: z.string().min(1) });
 const ClockRequest = z.strictObject({ advance_ms: z.number().int().nonnegative() });
 
 function stateDump(state: State, config: EmulatorConfig, now: number) {
@@ -22,6 +25,9 @@ function stateDump(state: State, config: EmulatorConfig, now: number) {
     connections: state.connections,
     tokens: [...state.tokens.values()],
     calls: Object.fromEntries(state.calls),
+    calls_by_tenant: Object.fromEntries(
+      [...state.tenantCalls].map(([tenant, calls]) => [tenant, Object.fromEntries(calls)]),
+    ),
     responses: Object.fromEntries(state.responses),
     faults: state.faults,
     now: new Date(now).toISOString(),
@@ -46,8 +52,20 @@ export function registerAdmin(app: FastifyInstance, state: State, config: Emulat
     Object.assign(state, createState(state.seed));
     return reply.code(204).send();
   });
+  // Key rotation: add a key, or revoke one (the answer never shows a key).
+  app.post('/_emulator/api-keys', async (req, reply) => {
+    const entry = parseBody(SeedApiKey, req.body);
+    state.apiKeys = [...state.apiKeys.filter((k) => k.key !== entry.key), entry];
+    return reply.code(204).send();
+  });
+  app.post('/_emulator/api-keys/revoke', async (req, reply) => {
+    const { key } = parseBody(RevokeRequest, req.body);
+    state.apiKeys = state.apiKeys.filter((k) => k.key !== key);
+    return reply.code(204).send();
+  });
   app.post('/_emulator/calls/reset', async (_req, reply) => {
     state.calls.clear();
+    state.tenantCalls.clear();
     state.responses.clear();
     return reply.code(204).send();
   });

@@ -1,19 +1,19 @@
-// Who is calling: X-Api-Key names a seed key (its tenant and user); X-Tenant-Id, when sent, must be that tenant.
+// Who is calling: X-Api-Key names a key of the seed or one added since (its tenant and user); X-Tenant-Id, when sent, must be that tenant.
 // The key itself never appears in an answer.
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from './errors.ts';
 import type { Caller } from './routes/route.ts';
-import type { Seed } from './seed.ts';
+import type { SeedApiKey } from './seed.ts';
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 };
 
-export function authenticate(seed: Seed, headers: IncomingHttpHeaders): Caller {
+export function authenticate(apiKeys: readonly SeedApiKey[], headers: IncomingHttpHeaders): Caller {
   const key = header(headers, 'x-api-key');
   if (!key) throw new ApiError(401, 'Missing API key (X-Api-Key header)');
-  const entry = seed.api_keys.find((k) => k.key === key);
+  const entry = apiKeys.find((k) => k.key === key);
   if (!entry) throw new ApiError(401, 'Invalid API key');
   const tenant = header(headers, 'x-tenant-id');
   if (tenant !== undefined && tenant !== entry.tenant_id) {

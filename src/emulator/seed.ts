@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { Listener, OAuthProvider, OAuthToken, Repository } from '../service/wire.ts';
 
-const SeedApiKey = z.strictObject({
+export const SeedApiKey = z.strictObject({
   key: z.string().min(1),
   tenant_id: z.uuid(),
   user_id: z.string().min(1),
@@ -24,6 +24,8 @@ const SeedTracingProject = z.union([
   z.string().min(1),
   z.strictObject({ name: z.string().min(1), tenant_id: z.uuid() }),
 ]);
+
+export type SeedApiKey = z.infer<typeof SeedApiKey>;
 
 export const SeedSchema = z
   .strictObject({

@@ -176,7 +176,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
           // client goes away during injected latency, as a real server would.
           preHandler: (req, reply) => applyFaults(state, template, req, reply),
           handler: async (req, reply) => {
-            const caller = authenticate(state.seed, req.headers);
+            const caller = authenticate(state.apiKeys, req.headers);
+            const calls = state.tenantCalls.get(caller.tenantId) ?? new Map<string, number>();
+            calls.set(template, (calls.get(template) ?? 0) + 1);
+            state.tenantCalls.set(caller.tenantId, calls);
             const params = req.params as Record<string, string>;
             assertUuidParams(params);
             const now = clock(state);

@@ -14,7 +14,7 @@ import type { FaultConfig } from './faults.ts';
 import type { RevisionTimeline } from './lifecycle.ts';
 import type { EmulatedSourceConfig } from './profile-wire.ts';
 import { deletionPhaseOf } from './profiles.ts';
-import type { Seed } from './seed.ts';
+import type { Seed, SeedApiKey } from './seed.ts';
 
 export interface StoredRevision extends RevisionTimeline {
   id: string;
@@ -55,8 +55,12 @@ export interface State {
   tokens: Map<string, StoredToken>;
   connections: AgentConnection[];
   tracingProjects: TracingProject[];
+  /** The keys accepted now: the seed's, changed by POST /_emulator/api-keys (rotation). */
+  apiKeys: SeedApiKey[];
   /** "METHOD /path/template" → number of requests that reached that interface route. */
   calls: Map<string, number>;
+  /** Tenant → "METHOD /path/template" → number of authenticated requests of that tenant. */
+  tenantCalls: Map<string, Map<string, number>>;
   /** HTTP status → number of answers given on interface routes (e.g. how many keys were rejected). */
   responses: Map<number, number>;
   faults: FaultConfig | null;
@@ -77,7 +81,9 @@ export function createState(seed: Seed): State {
         ? tenants.map((tenant_id) => ({ name: p, tenant_id, deployment_id: null }))
         : [{ ...p, deployment_id: null }],
     ),
+    apiKeys: structuredClone(seed.api_keys),
     calls: new Map(),
+    tenantCalls: new Map(),
     responses: new Map(),
     faults: null,
     clockOffsetMs: 0,

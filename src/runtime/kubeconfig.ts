@@ -53,6 +53,8 @@ export interface LoadedKubeconfig extends KubeconfigLike {
   readonly user: KubeUser | null;
   /** The context's name, or 'in-cluster'. */
   readonly context: string;
+  /** The context's namespace, if it names one. */
+  readonly namespace?: string | undefined;
   /** The files read, or the service-account directory. */
   readonly source: string;
 }
@@ -201,7 +203,7 @@ function resolveContext(config: Config, name: string, source: string): LoadedKub
   const user = context.user ? config.users.find((u) => u.name === context.user) : undefined;
   if (context.user && !user)
     throw new Error(`kubeconfig ${source}: user "${context.user}" of context "${name}" not found`);
-  return loaded(cluster, user ?? null, name, source);
+  return { ...loaded(cluster, user ?? null, name, source), namespace: context.namespace || undefined };
 }
 
 /** As client-go's InClusterConfig: possible when the service env is set and the token file exists. */

@@ -8,6 +8,8 @@ import type { KubeObject, ResourceRef } from './kube-objects.ts';
 export interface SharedInformersOptions {
   /** Namespaces to watch; undefined: all. Cluster-scoped kinds ignore it. */
   namespaces?: string[] | undefined;
+  /** Namespaces watched besides those, for one resource (by plural and group). */
+  alsoWatch?: ((ref: ResourceRef) => string[]) | undefined;
   resyncMs: number;
   logger?: Logger | undefined;
 }
@@ -44,9 +46,10 @@ export class SharedInformers {
         shape === 'metadata'
           ? metadataListerWatcher(this.#kube, ref)
           : resourceListerWatcher(this.#kube, ref);
-      const { namespaces, resyncMs, logger } = this.#options;
+      const { namespaces, alsoWatch, resyncMs, logger } = this.#options;
+      const watched = namespaces && [...new Set([...namespaces, ...(alsoWatch?.(ref) ?? [])])];
       informer = new Informer<KubeObject>(source, {
-        ...(ref.namespaced && namespaces ? { namespaces } : {}),
+        ...(ref.namespaced && watched ? { namespaces: watched } : {}),
         resyncMs,
         ...(logger ? { logger } : {}),
         name: ref.plural,

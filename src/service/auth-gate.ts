@@ -59,6 +59,7 @@ export class AuthGate {
   readonly #logger: AuthGateOptions['logger'];
   readonly #now: () => number;
   readonly #listeners = new Set<() => void>();
+  readonly #rejectListeners = new Set<() => void>();
   #closed: Closed | undefined;
   #probing = false;
   #stopped = false;
@@ -84,6 +85,21 @@ export class AuthGate {
   onReopen(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Called when the gate closes (the service rejected the key); returns a function that removes it. */
+  onReject(listener: () => void): () => void {
+    this.#rejectListeners.add(listener);
+    return () => this.#rejectListeners.delete(listener);
+  }
+
+  /**
+   * What a check of the key sent past the gate with `key` got (e.g. a Workspace verifying its key): an
+   * accepted key reopens the gate at once, a rejected one closes it. No answer says nothing of the key.
+   */
+  probed(key: string, answer: ProbeAnswer): void {
+    if (answer.status === 401) this.#rejected(key, answer.detail);
+    else if (keyAccepted(answer.status)) this.#reopen();
   }
 
   /** Throws the local refusal while the key is rejected; the call is then not sent. */
@@ -122,6 +138,7 @@ export class AuthGate {
         { keySource: describeOrigin(this.#source.origin), detail, ...this.#readError() },
         'the service rejected the API key; holding every call until it accepts one',
       );
+      notify(this.#rejectListeners);
     } else if (key !== closed.key) {
       // A call with a newer key was rejected too: that one is now the key to replace.
       closed.key = key;
@@ -138,13 +155,7 @@ export class AuthGate {
       { keySource: describeOrigin(this.#source.origin), probes: this.#probes },
       'the service accepts the API key; calls resume',
     );
-    for (const listener of this.#listeners) {
-      try {
-        listener();
-      } catch {
-        // One listener's failure must not keep the others asleep.
-      }
-    }
+    notify(this.#listeners);
   }
 
   /** The next check: at the probe time, or sooner to look for a new key. */
@@ -188,5 +199,15 @@ export class AuthGate {
   #readError(): { readError?: string } {
     const source = this.#source;
     return source instanceof FileKeySource && source.readError ? { readError: source.readError } : {};
+  }
+}
+
+function notify(listeners: Set<() => void>): void {
+  for (const listener of listeners) {
+    try {
+      listener();
+    } catch {
+      // One listener's failure must not keep the others asleep.
+    }
   }
 }

@@ -4,6 +4,7 @@
 // read item by item: an item that breaks the contract is left out of `resources` and reported in
 // `rejected` (pages.ts).
 import { z } from 'zod';
+import type { ProbeAnswer } from './auth-gate.ts';
 import type { ListedPage, RejectedItem } from './pages.ts';
 import {
   type CallOptions,
@@ -75,6 +76,19 @@ export class ServiceClient {
    */
   onAuthRestored(listener: () => void): () => void {
     return this.#transport.authGate?.onReopen(listener) ?? (() => {});
+  }
+
+  /** Calls `listener` whenever the service rejects the key (only with an auth gate). */
+  onAuthRejected(listener: () => void): () => void {
+    return this.#transport.authGate?.onReject(listener) ?? (() => {});
+  }
+
+  /**
+   * One cheap authenticated call, past the auth gate: the HTTP status the service answered with
+   * (undefined: no answer) and its words. The gate learns from it: an accepted key reopens it.
+   */
+  checkKey(options?: CallOptions): Promise<ProbeAnswer> {
+    return this.#transport.checkKey(options?.signal);
   }
 
   /**

@@ -7,7 +7,11 @@
 import { readFileSync, statSync } from 'node:fs';
 
 /** Where a key was read: said in messages (never the key itself). */
-export type KeyOrigin = { kind: 'file'; path: string } | { kind: 'env'; name: string } | { kind: 'given' };
+export type KeyOrigin =
+  | { kind: 'file'; path: string }
+  | { kind: 'env'; name: string }
+  | { kind: 'secret'; namespace: string; name: string; key: string }
+  | { kind: 'given' };
 
 export interface ApiKeySource {
   readonly origin: KeyOrigin;
@@ -21,6 +25,7 @@ export interface ApiKeySource {
 export function describeOrigin(origin: KeyOrigin): string {
   if (origin.kind === 'file') return `file ${origin.path}`;
   if (origin.kind === 'env') return `environment variable ${origin.name}`;
+  if (origin.kind === 'secret') return `key ${origin.key} of Secret ${origin.namespace}/${origin.name}`;
   return 'the configured key';
 }
 

@@ -232,6 +232,22 @@ export class Transport {
     }
   }
 
+  /**
+   * Asks the service once, past the auth gate, whether it accepts the current key (the gate's probe
+   * call), and tells the gate what it learnt.
+   */
+  async checkKey(signal?: AbortSignal): Promise<ProbeAnswer> {
+    const key = this.#key.key();
+    const deadline = performance.now() + this.#timeouts.headersMs + this.#timeouts.bodyMs;
+    const aborted = signal ? AbortSignal.any([signal, this.#probeAbort.signal]) : this.#probeAbort.signal;
+    const outcome = await this.#attempt(probeSpec, undefined, 1, deadline, aborted, key);
+    const answer = outcome.ok
+      ? { status: 200, detail: '' }
+      : { status: outcome.error.status, detail: outcome.error.detail };
+    this.#gate?.probed(key, answer);
+    return answer;
+  }
+
   /** One attempt of the auth gate's probe, sent past the gate with `key`. */
   async #probe(key: string): Promise<ProbeAnswer> {
     const deadline = performance.now() + this.#timeouts.headersMs + this.#timeouts.bodyMs;

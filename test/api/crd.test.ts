@@ -109,6 +109,8 @@ describe('generated CRDs', () => {
       Listener: ['READY', 'REASON', 'SYNCED', 'COMPUTE-ID', 'LISTENER-ID', 'VERSION', 'AGE', 'MESSAGE'],
       AgentConnection: ['READY', 'REASON', 'SYNCED', 'AGENT', 'TOKEN', 'PROVIDER', 'AGE', 'MESSAGE'],
       OAuthToken: ['READY', 'REASON', 'SYNCED', 'TOKEN', 'LABEL', 'DEFAULT', 'AGE', 'MESSAGE'],
+      Workspace: ['READY', 'REASON', 'SYNCED', 'TENANT', 'AGE', 'URL', 'MESSAGE'],
+      ClusterWorkspace: ['READY', 'REASON', 'SYNCED', 'TENANT', 'AGE', 'URL', 'MESSAGE'],
     });
     const ready = byKind
       .get('Deployment')!

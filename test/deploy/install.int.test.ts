@@ -114,6 +114,10 @@ describe('deploy/', () => {
     expect(await yes('list', 'deployments.deploy.agents.dev', '-A')).toBe(true);
     expect(await yes('patch', 'deployments.deploy.agents.dev/status', '-n', namespace)).toBe(true);
     expect(await yes('watch', 'listeners.deploy.agents.dev')).toBe(true);
+    expect(await yes('watch', 'workspaces.deploy.agents.dev', '-A')).toBe(true);
+    expect(await yes('patch', 'clusterworkspaces.deploy.agents.dev/status')).toBe(true);
+    expect(await yes('delete', 'clusterworkspaces.deploy.agents.dev')).toBe(false);
+    expect(await yes('create', 'workspaces.deploy.agents.dev', '-n', namespace)).toBe(false);
     expect(await yes('watch', 'secrets', '-A')).toBe(true);
     expect(await yes('create', 'events', '-n', namespace)).toBe(true);
     expect(await yes('update', 'leases/agent-deploy-operator', '-n', system)).toBe(true);

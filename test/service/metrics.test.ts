@@ -33,13 +33,13 @@ describe('service call metrics', () => {
     }
     const text = await registry.metrics();
     expect(text).toContain(
-      'agent_deploy_service_requests_total{endpoint="GET /v2/deployments",code="200"} 2',
+      'agent_deploy_service_requests_total{workspace="default",endpoint="GET /v2/deployments",code="200"} 2',
     );
     expect(text).toMatch(
-      /agent_deploy_service_requests_total\{endpoint="GET \/v2\/deployments\/\{deployment_id\}\/revisions",code="404"\} 1/,
+      /agent_deploy_service_requests_total\{workspace="default",endpoint="GET \/v2\/deployments\/\{deployment_id\}\/revisions",code="404"\} 1/,
     );
     expect(text).toContain(
-      'agent_deploy_service_request_duration_seconds_count{endpoint="GET /v2/deployments"} 2',
+      'agent_deploy_service_request_duration_seconds_count{workspace="default",endpoint="GET /v2/deployments"} 2',
     );
     for (const secret of ['00000000-0000-4000-8000-00000000abcd', defaultSeedKeys.dev, defaultSeedIds.tenant])
       expect(text).not.toContain(secret);
@@ -69,10 +69,10 @@ describe('contract violations', () => {
     }
     const text = await registry.metrics();
     expect(text).toContain(
-      'agent_deploy_service_contract_violations_total{endpoint="GET /v2/deployments"} 2',
+      'agent_deploy_service_contract_violations_total{workspace="default",endpoint="GET /v2/deployments"} 2',
     );
     expect(text).toContain(
-      'agent_deploy_service_contract_violations_total{endpoint="GET /v2/listeners/{listener_id}"} 1',
+      'agent_deploy_service_contract_violations_total{workspace="default",endpoint="GET /v2/listeners/{listener_id}"} 1',
     );
   });
 });

@@ -20,6 +20,7 @@ import {
 import { secretsDigest } from '../../controllers/deployment/secrets-digest.ts';
 import { isPaused } from '../../controllers/managed/plan.ts';
 import { DEPLOYMENTS, LISTENERS } from '../../controllers/resources.ts';
+import { ownWorkspace, workspaceKeyOf } from '../../controllers/workspace/refs.ts';
 import { KubeClient } from '../../runtime/kube.ts';
 import { isNotFound } from '../../runtime/kube-errors.ts';
 import { type KubeObject, type ResourceRef, SECRETS, type Secret } from '../../runtime/kube-objects.ts';
@@ -316,6 +317,7 @@ async function inputSources(
     },
     listener: (name) => listeners.get(name),
     repository: deps.findRepository,
+    workspaceOf: (x) => workspaceKeyOf(x, ownWorkspace),
   };
 }
 

@@ -12,6 +12,16 @@ import { Command, Option } from 'commander';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { controllerFactories } from '../../controllers/all.ts';
+import { CLUSTER_WORKSPACES, WORKSPACES } from '../../controllers/resources.ts';
+import { SecretKeySource, WorkspaceConnection } from '../../controllers/workspace/connection.ts';
+import {
+  describeWorkspace,
+  fallbackWorkspace,
+  ownWorkspace,
+  parseWorkspaceKey,
+  type WorkspaceKey,
+} from '../../controllers/workspace/refs.ts';
+import { Workspaces } from '../../controllers/workspace/registry.ts';
 import { onShutdownSignal } from '../../runtime/controller.ts';
 import {
   controllersReady,
@@ -20,14 +30,16 @@ import {
   startHealthServer,
 } from '../../runtime/health.ts';
 import { KubeClient } from '../../runtime/kube.ts';
+import { SECRETS } from '../../runtime/kube-objects.ts';
 import { loadKubeconfig } from '../../runtime/kubeconfig.ts';
 import { LeaderElector } from '../../runtime/leader.ts';
 import { leaderMetric } from '../../runtime/metrics.ts';
 import { SharedInformers } from '../../runtime/shared-informers.ts';
 import { ServiceClient } from '../../service/client.ts';
+import type { ApiKeySource } from '../../service/key-source.ts';
 import { serviceCallMetrics } from '../../service/metrics.ts';
 import { parseDuration } from '../duration.ts';
-import { apiKeySource } from '../service-options.ts';
+import { apiKeySource, hasApiKey } from '../service-options.ts';
 
 interface Flags {
   kubeconfig?: string;
@@ -43,6 +55,8 @@ interface Flags {
   leaderElect: boolean;
   leaderElectionNamespace?: string;
   leaderElectionId: string;
+  defaultWorkspace?: string;
+  clusterResourceNamespace?: string;
 }
 
 const serviceAccountNamespaceFile = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -64,7 +78,7 @@ export function leaderIdentity(env: NodeJS.ProcessEnv = process.env): string {
 export function command(): Command {
   return new Command('operator')
     .description(
-      'Reconcile Deployment, Listener, AgentConnection and OAuthToken resources against the service.',
+      'Reconcile Deployment, Listener, AgentConnection and OAuthToken resources (and the Workspaces they act in) against the service.',
     )
     .option(
       '--kubeconfig <file>',
@@ -117,6 +131,18 @@ export function command(): Command {
         .env('AGENT_DEPLOY_LEADER_ELECTION_ID')
         .default('agent-deploy-operator'),
     )
+    .addOption(
+      new Option(
+        '--default-workspace <name>',
+        "ClusterWorkspace for resources that name no spec.workspaceRef (default: the operator's own URL, tenant and key)",
+      ).env('AGENT_DEPLOY_DEFAULT_WORKSPACE'),
+    )
+    .addOption(
+      new Option(
+        '--cluster-resource-namespace <name>',
+        "namespace of a ClusterWorkspace's Secret when it names none (default: the pod's own namespace, else default)",
+      ).env('AGENT_DEPLOY_CLUSTER_RESOURCE_NAMESPACE'),
+    )
     .action(run);
 }
 
@@ -127,27 +153,73 @@ async function run(flags: Flags): Promise<void> {
   const registry = new Registry();
   // process_resident_memory_bytes, nodejs_heap_size_used_bytes, GC and event-loop lag: what memory alerts read.
   collectDefaultMetrics({ register: registry });
-  const service = new ServiceClient({
-    baseUrl: flags.serviceUrl,
-    // A key file is read again when it changes; a rejected key holds calls back operator-wide.
-    apiKey: apiKeySource(flags),
-    authGate: { logger },
-    ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
-    onCall: serviceCallMetrics(registry),
-  });
+  /** Every client of the operator: its own auth gate (a rejected key holds back its workspace's calls only). */
+  const client = (
+    workspace: WorkspaceKey,
+    baseUrl: string,
+    tenantId: string | undefined,
+    apiKey: ApiKeySource,
+  ) =>
+    new ServiceClient({
+      baseUrl,
+      apiKey,
+      authGate: { logger: logger.child({ workspace }) },
+      ...(tenantId ? { tenantId } : {}),
+      onCall: serviceCallMetrics(registry, workspace),
+    });
+  // A key file is read again when it changes. Without any key, only resources naming a workspace act.
+  const ownKey = hasApiKey(flags) ? apiKeySource(flags) : undefined;
+  const own =
+    ownKey &&
+    new WorkspaceConnection(ownWorkspace, client(ownWorkspace, flags.serviceUrl, flags.tenantId, ownKey), {
+      serviceUrl: flags.serviceUrl,
+      ...(flags.tenantId ? { tenantId: flags.tenantId } : {}),
+    });
   const resyncMs = parseDuration(flags.resync);
   const concurrency = Number(flags.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new Error(`--concurrency must be a whole number ≥ 1, not ${flags.concurrency}`);
 
+  const clusterResourceNamespace = flags.clusterResourceNamespace ?? defaultLeaseNamespace();
   const informers = new SharedInformers(kube, {
     namespaces: flags.namespace.length > 0 ? flags.namespace : undefined,
+    // A ClusterWorkspace's Secret is in the operator's own namespace: its Secrets are watched too.
+    alsoWatch: (ref) => (ref === SECRETS ? [clusterResourceNamespace] : []),
     resyncMs,
     logger,
   });
+  const workspaceInformers = {
+    Workspace: informers.resource(WORKSPACES),
+    ClusterWorkspace: informers.resource(CLUSTER_WORKSPACES),
+  };
+  const workspaces = new Workspaces({
+    fallback: fallbackWorkspace(flags.defaultWorkspace),
+    own,
+    exists: (key) => {
+      const parsed = parseWorkspaceKey(key);
+      if (!parsed) return false;
+      return parsed.kind === 'Workspace'
+        ? workspaceInformers.Workspace.get(`${parsed.namespace}/${parsed.name}`) !== undefined
+        : workspaceInformers.ClusterWorkspace.get(parsed.name) !== undefined;
+    },
+    connect: (key, settings, secret) => {
+      const apiKey = new SecretKeySource(secret);
+      return new WorkspaceConnection(
+        key,
+        client(key, settings.serviceUrl, settings.tenantId, apiKey),
+        settings,
+        apiKey,
+      );
+    },
+  });
   const context = {
     kube,
-    service,
+    workspaces,
+    workspaceDefaults: {
+      serviceUrl: flags.serviceUrl,
+      tenantId: flags.tenantId,
+      clusterResourceNamespace,
+    },
     informers,
     resyncMs,
     concurrency,
@@ -204,7 +276,7 @@ async function run(flags: Flags): Promise<void> {
       await Promise.all(controllers.map((c) => c.stop()));
       await elector?.stop();
       await health?.close();
-      await service.close();
+      await workspaces.close();
       await kube.close();
     },
     { logger },
@@ -214,6 +286,7 @@ async function run(flags: Flags): Promise<void> {
       cluster: kubeconfig.cluster.server,
       kubeconfig: `${kubeconfig.source} (context ${kubeconfig.context})`,
       namespaces: flags.namespace.length > 0 ? flags.namespace : 'all',
+      defaultWorkspace: describeWorkspace(workspaces.fallback),
       resyncMs,
       concurrency,
       ...(flags.leaderElect

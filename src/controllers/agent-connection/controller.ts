@@ -9,6 +9,6 @@ export function agentConnectionController(context: ControllerContext): OperatorC
   return managedController(context, {
     name: 'agentconnection',
     informer: context.informers.resource<AgentConnectionResource>(AGENT_CONNECTIONS),
-    kind: agentConnectionKind(context.service, context.resyncMs),
+    kind: agentConnectionKind(context.resyncMs),
   });
 }

@@ -2,7 +2,6 @@
 // marker; a resource that carries a connection id never calls the service again.
 import type { AgentConnectionResource } from '../../api/agent-connection.ts';
 import { annotations } from '../../api/constants.ts';
-import type { ServiceClient } from '../../service/client.ts';
 import type { ConnectAgentRequest } from '../../service/wire.ts';
 import { outcomeConditions } from '../managed/conditions.ts';
 import type { ManagedKind } from '../managed/kind.ts';
@@ -25,7 +24,7 @@ export type ConnectionKind = ManagedKind<
   never
 >;
 
-export function agentConnectionKind(service: ServiceClient, resyncMs: number): ConnectionKind {
+export function agentConnectionKind(resyncMs: number): ConnectionKind {
   return {
     ref: AGENT_CONNECTIONS,
     logKey: 'agentConnection',
@@ -50,7 +49,7 @@ export function agentConnectionKind(service: ServiceClient, resyncMs: number): C
 
     observeNameTaken: async (_cr, observed, detail) => ({ ...observed, nameTaken: detail }),
     plan: planConnection,
-    create: async (cr, request, signal) =>
+    create: async (cr, request, { service, signal }) =>
       connectionStatus(await service.connectAgent(cr.spec.agentId, request, { signal })),
     update: () => Promise.reject(new Error('a connection is never patched')),
     remove: async () => 'gone' as const,

@@ -9,6 +9,8 @@ import { managedController } from '../managed/controller.ts';
 import { DEPLOYMENTS, LISTENERS } from '../resources.ts';
 import { SecretReader } from '../secret-reader.ts';
 import type { ControllerContext, OperatorController } from '../types.ts';
+import type { WorkspaceConnection } from '../workspace/connection.ts';
+import type { WorkspaceKey } from '../workspace/refs.ts';
 import { repositoryFinder } from './inputs.ts';
 import { deploymentKind, knownId } from './kind.ts';
 import { observerMetrics } from './metrics.ts';
@@ -30,13 +32,14 @@ function secretKeys(d: DeploymentResource): string[] {
 }
 
 export function deploymentController(context: ControllerContext): OperatorController {
-  const { kube, service, resyncMs } = context;
+  const { kube, resyncMs, workspaces } = context;
   const deployments = context.informers.resource<DeploymentResource>(DEPLOYMENTS);
   deployments.addIndex(bySecret, secretKeys);
   deployments.addIndex(byListener, (d) => (d.spec.listenerRef ? [d.spec.listenerRef.name] : []));
+  // Ids are scoped by workspace: each workspace's observer reads its own, with its own key.
   deployments.addIndex(byDeploymentId, (d) => {
     const id = knownId(d);
-    return id ? [id] : [];
+    return id ? [scopedId(workspaces.keyOf(d), id)] : [];
   });
   const readersOf = (index: string, value: string) => deployments.byIndex(index, value).map(objectKey);
   // Identities only: the data of the few Secrets a resource references is read on demand.
@@ -52,25 +55,43 @@ export function deploymentController(context: ControllerContext): OperatorContro
   const listeners = context.informers.resource<ListenerResource>(LISTENERS);
 
   let enqueue: (key: string) => void = () => {};
-  const observer = new DeploymentObserver(service, {
-    resyncMs,
-    onChange: (id) => {
-      for (const key of readersOf(byDeploymentId, id)) enqueue(key);
-    },
-    liveIds: () => deployments.indexValues(byDeploymentId),
-    onRefresh: observerMetrics(context.registry),
-  });
+  const onRefresh = observerMetrics(context.registry);
+  let running = false;
+  /** One batched observer per workspace, made on first use, started with the controller. */
+  const observer = (workspace: WorkspaceConnection) =>
+    workspace.local(
+      'deployment-observer',
+      () => {
+        const made = new DeploymentObserver(workspace.service, {
+          resyncMs,
+          onChange: (id) => {
+            for (const key of readersOf(byDeploymentId, scopedId(workspace.key, id))) enqueue(key);
+          },
+          liveIds: () => idsOf(deployments.indexValues(byDeploymentId), workspace.key),
+          onRefresh: (ids) => onRefresh(workspace.key, ids),
+        });
+        if (running) made.start();
+        started.add(made);
+        return made;
+      },
+      (made) => {
+        made.stop();
+        started.delete(made);
+      },
+    );
+  const started = new Set<DeploymentObserver>();
   const kind = deploymentKind({
-    service,
     observer,
-    owners: (id) => deployments.byIndex(byDeploymentId, id),
+    owners: (workspace, id) => deployments.byIndex(byDeploymentId, scopedId(workspace.key, id)),
     // Twice the resync period: the observer refreshes every entry within 1.1 periods.
     resyncMs: 2 * resyncMs,
-    inputs: {
-      secret: (namespace, name) => secretReader.read(namespace, name),
-      listener: (name) => listeners.get(name),
-      repository: repositoryFinder(service),
-    },
+    inputs: (workspace) =>
+      workspace.local('deployment-inputs', () => ({
+        secret: (namespace, name) => secretReader.read(namespace, name),
+        listener: (name) => listeners.get(name),
+        repository: repositoryFinder(workspace.service),
+        workspaceOf: (cr) => workspaces.keyOf(cr),
+      })),
   });
   const managed = managedController(context, {
     name: 'deployment',
@@ -88,11 +109,22 @@ export function deploymentController(context: ControllerContext): OperatorContro
     controller: managed.controller,
     async start() {
       await managed.start();
-      observer.start();
+      running = true;
+      for (const made of started) made.start();
     },
     async stop() {
-      observer.stop();
+      running = false;
+      for (const made of started) made.stop();
       await managed.stop();
     },
   };
+}
+
+/** A service deployment id within its workspace (ids of two tenants are never compared). */
+const scopedId = (workspace: WorkspaceKey, id: string) => `${workspace}#${id}`;
+
+/** The ids of one workspace among the scoped ids. */
+function* idsOf(scoped: Iterable<string>, workspace: WorkspaceKey): Iterable<string> {
+  const prefix = `${workspace}#`;
+  for (const value of scoped) if (value.startsWith(prefix)) yield value.slice(prefix.length);
 }

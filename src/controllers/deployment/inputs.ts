@@ -8,12 +8,15 @@ import { ServiceError } from '../../service/errors.ts';
 import type { Repository } from '../../service/wire.ts';
 import type { Problem } from '../managed/conditions.ts';
 import type { SecretLookup } from '../secret-reader.ts';
+import { describeWorkspace, type Referrer, type WorkspaceKey } from '../workspace/refs.ts';
 import type { ResolvedInputs } from './desired.ts';
 
 export interface InputSources {
   secret(namespace: string, name: string): Promise<SecretLookup>;
   listener(name: string): ListenerResource | undefined;
   repository(owner: string, name: string, hosted: boolean): Promise<Repository | undefined>;
+  /** The workspace a resource acts in: a Deployment may use only a Listener of its own. */
+  workspaceOf(cr: Referrer): WorkspaceKey;
 }
 
 export type InputResult = { inputs: ResolvedInputs } | { problem: Problem };
@@ -54,7 +57,17 @@ export async function resolveInputs(cr: DeploymentResource, sources: InputSource
   };
 
   if (spec.listenerRef) {
-    const listenerId = sources.listener(spec.listenerRef.name)?.status?.listenerId;
+    const listener = sources.listener(spec.listenerRef.name);
+    const [mine, its] = [sources.workspaceOf(cr), listener && sources.workspaceOf(listener)];
+    if (its !== undefined && its !== mine)
+      return {
+        problem: {
+          reason: 'ListenerNotReady',
+          message: `Listener ${spec.listenerRef.name} acts in ${describeWorkspace(its)} and this resource in ${describeWorkspace(mine)}: spec.listenerRef must name a Listener of the same workspace`,
+          stalled: true,
+        },
+      };
+    const listenerId = listener?.status?.listenerId;
     if (!listenerId) {
       return {
         problem: {

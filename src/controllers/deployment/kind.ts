@@ -2,7 +2,7 @@
 // batched observer for what the service holds; the planner; and the status a service deployment shows.
 import { annotations } from '../../api/constants.ts';
 import type { DeploymentResource, DeploymentStatus } from '../../api/deployment.ts';
-import type { ListedPage, ServiceClient } from '../../service/client.ts';
+import type { ListedPage } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import {
   type CreateDeploymentRequest,
@@ -13,9 +13,10 @@ import {
 } from '../../service/wire.ts';
 import type { Problem } from '../managed/conditions.ts';
 import { serviceTrouble } from '../managed/errors.ts';
-import type { ManagedKind, ObserveContext, Outcome } from '../managed/kind.ts';
+import type { ManagedKind, ObserveContext, Outcome, Via } from '../managed/kind.ts';
 import { previousObserved } from '../managed/status.ts';
 import { DEPLOYMENTS } from '../resources.ts';
+import type { WorkspaceConnection } from '../workspace/connection.ts';
 import { computeConditions, type Observed } from './conditions.ts';
 import { deploymentName, desiredDeployment } from './desired.ts';
 import { keptFields } from './diff.ts';
@@ -26,11 +27,12 @@ import { secretsDigest } from './secrets-digest.ts';
 import { observedStatus, revisionSummaries } from './status.ts';
 
 export interface DeploymentKindDeps {
-  service: ServiceClient;
-  observer: DeploymentObserver;
-  inputs: InputSources;
-  /** The resources bound to a service deployment id (an index of the informer). */
-  owners: (deploymentId: string) => DeploymentResource[];
+  /** The batched observer of one workspace's deployments. */
+  observer(workspace: WorkspaceConnection): DeploymentObserver;
+  /** Where a resource of one workspace finds what it refers to. */
+  inputs(workspace: WorkspaceConnection): InputSources;
+  /** The resources of a workspace bound to a service deployment id (an index of the informer). */
+  owners: (workspace: WorkspaceConnection, deploymentId: string) => DeploymentResource[];
   /** How old a cached observation may be for a resource with nothing in flight. */
   resyncMs: number;
 }
@@ -49,14 +51,14 @@ export const knownId = (cr: DeploymentResource): string | undefined =>
   cr.metadata.annotations?.[annotations.deploymentId] || cr.status?.deploymentId || undefined;
 
 export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
-  const findByName = async (name: string, signal: AbortSignal) =>
-    (await d.service.findDeploymentByName(name, { signal })) ?? null;
+  const findByName = async (name: string, { service, signal }: Via) =>
+    (await service.findDeploymentByName(name, { signal })) ?? null;
   /** By name: the deployment holding it, and whether another resource already holds that. */
-  const lookUp = async (cr: DeploymentResource, signal: AbortSignal) => {
-    const byName = await findByName(deploymentName(cr), signal);
-    if (byName) d.observer.record(byName);
+  const lookUp = async (cr: DeploymentResource, via: Via) => {
+    const byName = await findByName(deploymentName(cr), via);
+    if (byName) d.observer(via.workspace).record(byName);
     const rival = byName
-      ? d.owners(byName.id).find((other) => other.metadata.uid !== cr.metadata.uid)
+      ? d.owners(via.workspace, byName.id).find((other) => other.metadata.uid !== cr.metadata.uid)
       : undefined;
     return { byName, ...(rival ? { rival: `${rival.metadata.namespace}/${rival.metadata.name}` } : {}) };
   };
@@ -71,8 +73,8 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
     knownId,
     deletes: (cr) => cr.spec.deletionPolicy === 'Delete',
 
-    async resolve(cr) {
-      const resolved = await resolveInputs(cr, d.inputs);
+    async resolve(cr, via) {
+      const resolved = await resolveInputs(cr, d.inputs(via.workspace));
       if ('problem' in resolved) return resolved;
       return {
         inputs: {
@@ -86,65 +88,65 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
       const observation: DeploymentObservation = { pending: context.pending, bindingKnown: true };
       const id = context.id;
       if (id) {
-        const bound = await d.observer.get(id, context.polling ? 0 : d.resyncMs);
+        const bound = await d.observer(context.workspace).get(id, context.polling ? 0 : d.resyncMs);
         if (bound) return { ...observation, bound };
         observation.gone = id;
       }
       // A create whose outcome is unknown may have made it: look by name before creating again.
-      return context.pending ? { ...observation, ...(await lookUp(cr, context.signal)) } : observation;
+      return context.pending ? { ...observation, ...(await lookUp(cr, context)) } : observation;
     },
 
-    async observeNameTaken(cr, observed, detail, signal) {
-      return { ...observed, nameTaken: detail, ...(await lookUp(cr, signal)) };
+    async observeNameTaken(cr, observed, detail, via) {
+      return { ...observed, nameTaken: detail, ...(await lookUp(cr, via)) };
     },
 
     plan: planDeployment,
 
-    async create(_cr, request, signal) {
-      const created = await d.service.createDeployment(request, { signal });
-      d.observer.record(created);
+    async create(_cr, request, { workspace, service, signal }) {
+      const created = await service.createDeployment(request, { signal });
+      d.observer(workspace).record(created);
       return created;
     },
 
-    async update(target, patch, signal) {
-      const updated = await d.service.patchDeployment(target.id, patch, { signal });
-      d.observer.record(updated);
+    async update(target, patch, { workspace, service, signal }) {
+      const updated = await service.patchDeployment(target.id, patch, { signal });
+      d.observer(workspace).record(updated);
       return updated;
     },
 
     async remove(cr, context: ObserveContext<Deployment>) {
       const id =
-        context.id ??
-        (context.pending ? (await findByName(deploymentName(cr), context.signal))?.id : undefined);
+        context.id ?? (context.pending ? (await findByName(deploymentName(cr), context))?.id : undefined);
       if (!id) return 'gone';
+      const observer = d.observer(context.workspace);
       // The hosted service deletes asynchronously: a deployment it is deleting is waited for, not deleted
       // again, so a restart mid-deletion picks up where it was.
-      const current = await d.observer.get(id, 0);
+      const current = await observer.get(id, 0);
       if (current && isBeingDeleted(current)) return 'deleting';
       if (current) {
         try {
-          await d.service.deleteDeployment(id, { signal: context.signal });
+          await context.service.deleteDeployment(id, { signal: context.signal });
         } catch (err) {
           if (!(err instanceof ServiceError && err.isNotFound)) throw err;
         }
       }
-      const after = current ? await d.observer.get(id, 0) : null;
+      const after = current ? await observer.get(id, 0) : null;
       if (after) return 'deleting';
-      d.observer.forget(id);
+      observer.forget(id);
       return 'gone';
     },
 
     idOf: (x) => x.id,
     describe: (x) => `service deployment ${x.name} (${x.id})`,
 
-    async status(cr, outcome, signal) {
+    async status(cr, outcome, via) {
       const deployment = outcome.target;
-      if (!deployment)
+      if (!deployment || !via)
         return {
           observed: previousObserved(cr.status),
           conditions: computeConditions(undefined, outcome.problem),
         };
-      const listed = await revisionsIfMoving(d.service, deployment, cr.status, signal);
+      const listed = await revisionsIfMoving(via, deployment, cr.status);
       const revisions = listed?.resources;
       const observed: Observed = { deployment };
       const kept = outcome.inputs ? keptFields(outcome.inputs.desired, deployment) : [];
@@ -163,7 +165,7 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
       return { observed: fields, conditions: computeConditions(observed, problemOf(outcome, listed)) };
     },
 
-    forgetExternal: (id) => d.observer.forget(id),
+    forgetExternal: (id, via) => d.observer(via.workspace).forget(id),
   };
 }
 
@@ -183,10 +185,9 @@ function sentDigest(
 
 /** Reads the revision list only while the latest revision is not settled: the cheap path has none. */
 async function revisionsIfMoving(
-  service: ServiceClient,
+  { service, signal }: Via,
   d: Deployment,
   status: DeploymentStatus | undefined,
-  signal: AbortSignal,
 ): Promise<ListedPage<Revision> | undefined> {
   if (!d.latest_revision_id || d.latest_revision_id === d.active_revision_id) return undefined;
   const known = status?.latestRevision;

@@ -9,6 +9,6 @@ export function listenerController(context: ControllerContext): OperatorControll
   return managedController(context, {
     name: 'listener',
     informer: context.informers.resource<ListenerResource>(LISTENERS),
-    kind: listenerKind(context.service, context.resyncMs),
+    kind: listenerKind(context.resyncMs),
   });
 }

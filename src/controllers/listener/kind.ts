@@ -2,11 +2,10 @@
 // to (a lookup by compute_id, unique per tenant, precedes every create: a lost answer is found, not
 // repeated), and compute_config kept in sync.
 import type { ListenerResource } from '../../api/listener.ts';
-import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { CreateListenerRequest, Listener, PatchListenerRequest } from '../../service/wire.ts';
 import { outcomeConditions } from '../managed/conditions.ts';
-import type { ManagedKind } from '../managed/kind.ts';
+import type { ManagedKind, Via } from '../managed/kind.ts';
 import { previousObserved } from '../managed/status.ts';
 import { LISTENERS } from '../resources.ts';
 import { computeIdOf, observedStatus } from './desired.ts';
@@ -21,8 +20,8 @@ export type ListenerKind = ManagedKind<
   PatchListenerRequest
 >;
 
-export function listenerKind(service: ServiceClient, resyncMs: number): ListenerKind {
-  const get = async (id: string, signal: AbortSignal) => {
+export function listenerKind(resyncMs: number): ListenerKind {
+  const get = async (id: string, { service, signal }: Via) => {
     try {
       return await service.getListener(id, { signal });
     } catch (err) {
@@ -30,7 +29,7 @@ export function listenerKind(service: ServiceClient, resyncMs: number): Listener
       throw err;
     }
   };
-  const findByComputeId = (computeId: string, signal: AbortSignal) =>
+  const findByComputeId = (computeId: string, { service, signal }: Via) =>
     service.findListenerByComputeId(computeId, { signal });
 
   return {
@@ -45,27 +44,28 @@ export function listenerKind(service: ServiceClient, resyncMs: number): Listener
     deletes: () => false,
     resolve: async () => ({ inputs: undefined }),
 
-    async observe(cr, { id, made, signal }) {
+    async observe(cr, context) {
+      const { id, made } = context;
       const byId = cr.spec.listenerId;
       if (byId) {
-        const listener = await get(byId, signal);
+        const listener = await get(byId, context);
         return listener ? { listener } : { missingId: byId };
       }
       // The id found earlier saves a walk over every page; it must still be this compute_id's listener.
       const computeId = computeIdOf(cr);
-      const known = (made as Listener | undefined) ?? (id ? await get(id, signal) : undefined);
-      const listener = known?.compute_id === computeId ? known : await findByComputeId(computeId, signal);
+      const known = (made as Listener | undefined) ?? (id ? await get(id, context) : undefined);
+      const listener = known?.compute_id === computeId ? known : await findByComputeId(computeId, context);
       return listener ? { listener } : {};
     },
 
-    async observeNameTaken(cr, _observed, detail, signal) {
-      const listener = await findByComputeId(computeIdOf(cr), signal);
+    async observeNameTaken(cr, _observed, detail, via) {
+      const listener = await findByComputeId(computeIdOf(cr), via);
       return listener ? { listener } : { nameTaken: detail };
     },
 
     plan: planListener,
-    create: (_cr, request, signal) => service.createListener(request, { signal }),
-    update: (target, patch, signal) => service.patchListener(target.id, patch, { signal }),
+    create: (_cr, request, { service, signal }) => service.createListener(request, { signal }),
+    update: (target, patch, { service, signal }) => service.patchListener(target.id, patch, { signal }),
     remove: async () => 'gone' as const,
     idOf: (l) => l.id,
     describe: (l) => `listener ${l.id} (compute_id ${l.compute_id})`,

@@ -81,7 +81,9 @@ export function serviceTrouble(err: ServiceError): Problem {
       ? 'the operator reads the file again when it changes and resumes once the service accepts the key'
       : origin?.kind === 'env'
         ? 'set the right key and restart the operator'
-        : 'configure the right key';
+        : origin?.kind === 'secret'
+          ? 'the operator resumes once the Secret holds a key the service accepts'
+          : 'configure the right key';
   const from = origin ? ` from ${describeOrigin(origin)}` : '';
   return {
     reason: 'Unauthorized',

@@ -3,11 +3,21 @@
 // made a pure function so `agent-deploy diff` can call it too). Everything else (finalizer, create-pending
 // marker, binding, status writes, events, error classification, requeue) is the reconciler's.
 import type { ResourceRef } from '../../runtime/kube-objects.ts';
+import type { ServiceClient } from '../../service/client.ts';
+import type { WorkspaceConnection } from '../workspace/connection.ts';
 import type { ConditionSet, Problem } from './conditions.ts';
 import type { Plan } from './plan.ts';
 import type { Resource } from './resource-io.ts';
 
-export interface ObserveContext<External> {
+/** How a reconcile reaches the service: the resource's workspace (its own client), and the signal. */
+export interface Via {
+  workspace: WorkspaceConnection;
+  /** The workspace's client. */
+  service: ServiceClient;
+  signal: AbortSignal;
+}
+
+export interface ObserveContext<External> extends Via {
   /** The id the resource is bound to: its annotation or status, or a create not recorded yet. */
   id: string | undefined;
   /** What this process created or adopted for the resource and has not seen recorded yet. */
@@ -16,7 +26,6 @@ export interface ObserveContext<External> {
   pending: boolean;
   /** Something is in flight on the service: observe fresh, not from a cache. */
   polling: boolean;
-  signal: AbortSignal;
 }
 
 export interface Outcome<External, Inputs> {
@@ -58,21 +67,22 @@ export interface ManagedKind<T extends Resource, Inputs, Observed, External, Cre
   knownId(cr: T): string | undefined;
   /** Deleting the resource deletes the service object: the finalizer is there exactly then. */
   deletes(cr: T): boolean;
-  resolve(cr: T, signal: AbortSignal): Promise<{ inputs: Inputs } | { problem: Problem }>;
+  resolve(cr: T, via: Via): Promise<{ inputs: Inputs } | { problem: Problem }>;
   observe(cr: T, context: ObserveContext<External>): Promise<Observed>;
   /** After the service answered a create with 409: what holds the name, for the planner to judge. */
-  observeNameTaken(cr: T, observed: Observed, detail: string, signal: AbortSignal): Promise<Observed>;
+  observeNameTaken(cr: T, observed: Observed, detail: string, via: Via): Promise<Observed>;
   plan(cr: T, inputs: Inputs, observed: Observed): Plan<Create, Patch, External>;
-  create(cr: T, request: Create, signal: AbortSignal): Promise<External>;
-  update(target: External, patch: Patch, signal: AbortSignal): Promise<External>;
+  create(cr: T, request: Create, via: Via): Promise<External>;
+  update(target: External, patch: Patch, via: Via): Promise<External>;
   /** Deletes the service object: 'deleting' while the service has not finished (it deletes asynchronously). */
   remove(cr: T, context: ObserveContext<External>): Promise<'gone' | 'deleting'>;
   idOf(external: External): string;
   /** How events name the service object, e.g. `service deployment web (dep_1)`. */
   describe(external: External): string;
-  status(cr: T, outcome: Outcome<External, Inputs>, signal: AbortSignal): Promise<StatusView>;
+  /** `via` is absent when the resource's workspace may not act (then the outcome has no target). */
+  status(cr: T, outcome: Outcome<External, Inputs>, via: Via | undefined): Promise<StatusView>;
   /** The resource is gone: drop what is held for it. */
   forget?(key: string): void;
   /** The service no longer has this object: drop what is held for it. */
-  forgetExternal?(id: string): void;
+  forgetExternal?(id: string, via: Via): void;
 }

@@ -8,11 +8,11 @@ import { annotations, finalizer } from '../../api/constants.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeClient } from '../../runtime/kube.ts';
 import { objectKey } from '../../runtime/kube-objects.ts';
-import type { ServiceClient } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
+import type { Workspaces } from '../workspace/registry.ts';
 import { type ConditionSet, type Problem, pausedConditions, toConditions } from './conditions.ts';
 import { isNameTaken, isRefusal, madeNothing, refusalProblem, serviceTrouble } from './errors.ts';
-import type { ManagedKind, ObserveContext, Outcome } from './kind.ts';
+import type { ManagedKind, ObserveContext, Outcome, Via } from './kind.ts';
 import { OutcomeMemo } from './memo.ts';
 import { isPaused } from './plan.ts';
 import { type Resource, ResourceIO } from './resource-io.ts';
@@ -21,7 +21,7 @@ import { type Announced, announcedOf, failureOf, transitionEvents } from './tran
 
 export interface ManagedReconcilerDeps<T extends Resource> {
   kube: KubeClient;
-  service: ServiceClient;
+  workspaces: Workspaces;
   informer: Informer<T>;
   logger: Logger;
 }
@@ -78,39 +78,53 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       await this.#write(cr, { observed: previousObserved(cr.status), conditions }, log, signal, false);
       return undefined;
     }
-    if (cr.metadata.deletionTimestamp) return this.#finalize(cr, log, signal);
+    const deleting = cr.metadata.deletionTimestamp !== undefined;
+    // An orphaning deletion needs no service: it goes even when its workspace cannot act.
+    if (deleting && !this.#kind.deletes(cr)) return this.#finalize(cr, undefined, log, signal);
+    const reach = this.#d.workspaces.of(cr);
+    // Not judged yet: the workspace controller's verdict wakes this resource.
+    if ('pending' in reach) return undefined;
+    if ('problem' in reach) {
+      // No call is made; the workspace's next verdict wakes this resource.
+      const view = await this.#kind.status(cr, { problem: reach.problem }, undefined);
+      await this.#write(cr, view, log, signal, !deleting);
+      return undefined;
+    }
+    const via: Via = { workspace: reach.connection, service: reach.connection.service, signal };
+    if (deleting) return this.#finalize(cr, via, log, signal);
     cr = await this.#ensureFinalizer(cr, signal);
 
     const generation = cr.metadata.generation ?? 0;
     let outcome = this.#outcomes?.get(key, generation);
     if (!outcome) {
       try {
-        ({ cr, outcome } = await this.#sync(cr, log, signal));
+        ({ cr, outcome } = await this.#sync(cr, log, via));
       } catch (err) {
         // Trouble reaching the service (or the apiserver) says so, keeps what was observed, and backs off.
         if (err instanceof ServiceError && !signal.aborted) {
-          const view = await this.#kind.status(cr, { problem: serviceTrouble(err) }, signal);
+          const view = await this.#kind.status(cr, { problem: serviceTrouble(err) }, via);
           await this.#write(cr, view, log, signal).catch(() => {});
         }
         throw err;
       }
       this.#outcomes?.set(key, generation, outcome);
     }
-    const view = await this.#kind.status(cr, outcome, signal);
+    const view = await this.#kind.status(cr, outcome, via);
     await this.#write(cr, view, log, signal);
     return this.#requeue(key, outcome, view.conditions);
   }
 
   /** Makes the service hold the spec; returns what it then holds, or why it could not. */
-  async #sync(cr: T, log: Logger, signal: AbortSignal): Promise<{ cr: T; outcome: Outcome<X, I> }> {
+  async #sync(cr: T, log: Logger, via: Via): Promise<{ cr: T; outcome: Outcome<X, I> }> {
     const kind = this.#kind;
     const key = objectKey(cr);
-    const resolved = await kind.resolve(cr, signal);
+    const { signal } = via;
+    const resolved = await kind.resolve(cr, via);
     if ('problem' in resolved) return { cr, outcome: { problem: resolved.problem } };
     const { inputs } = resolved;
 
     const made = this.#madeFor(cr);
-    const context = this.#context(cr, made, signal);
+    const context = this.#context(cr, made, via);
     let observed = await kind.observe(cr, context);
     let plan = kind.plan(cr, inputs, observed);
 
@@ -131,9 +145,9 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
           reason: 'NotFound',
           message: `${plan.replaces} no longer exists on the service; creating it again`,
         });
-        kind.forgetExternal?.(plan.replaces);
+        kind.forgetExternal?.(plan.replaces, via);
       }
-      const created = await this.#create(cr, plan.request, plan.replaces, log, signal);
+      const created = await this.#create(cr, plan.request, plan.replaces, log, via);
       cr = created.cr;
       if ('external' in created)
         return { cr, outcome: { target: created.external, inputs, looked: true, sent: ['create'] } };
@@ -142,7 +156,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
         return { cr, outcome: { problem: created.problem, inputs } };
       }
       // The name is taken: judge what holds it as the planner would have with that knowledge.
-      observed = await kind.observeNameTaken(cr, observed, created.nameTaken!, signal);
+      observed = await kind.observeNameTaken(cr, observed, created.nameTaken!, via);
       plan = kind.plan(cr, inputs, observed);
       if (plan.action === 'create') throw new Error(`${kind.logKey} planner asked to create a taken name`);
       if (!plan.adopt && cr.metadata.annotations?.[annotations.createPending] !== undefined)
@@ -169,7 +183,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       problem = this.#refused.get(key, attempt);
       if (!problem) {
         try {
-          target = await kind.update(plan.target, plan.patch, signal);
+          target = await kind.update(plan.target, plan.patch, via);
           sent.push(...plan.fields);
           if (plan.fields.length > 0) {
             log.info({ id: kind.idOf(target), fields: plan.fields }, 'updated service object');
@@ -207,16 +221,17 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     request: C,
     replaces: string | undefined,
     log: Logger,
-    signal: AbortSignal,
+    via: Via,
   ): Promise<{ cr: T } & ({ external: X } | { problem?: Problem; nameTaken?: string })> {
     const kind = this.#kind;
+    const { signal } = via;
     const key = objectKey(cr);
     const guarded = kind.guardedCreate;
     const marked = cr.metadata.annotations?.[annotations.createPending] !== undefined;
     if (guarded && (!marked || replaces)) {
       // While the key is rejected no marker is written: it would be removed again at once, and the two
       // writes would wake this resource again and again.
-      this.#d.service.assertAuthorized(guarded.endpoint);
+      via.service.assertAuthorized(guarded.endpoint);
       const values: Record<string, string | null> = { [annotations.createPending]: new Date().toISOString() };
       if (replaces && kind.idAnnotation) values[kind.idAnnotation] = null;
       cr = await this.#io.patchMetadata(cr, { annotations: values }, signal);
@@ -224,7 +239,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     }
     let external: X;
     try {
-      external = await kind.create(cr, request, signal);
+      external = await kind.create(cr, request, via);
     } catch (err) {
       if (isNameTaken(err)) return { cr, nameTaken: err.detail };
       if (isRefusal(err)) {
@@ -282,25 +297,27 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     return made;
   }
 
-  #context(cr: T, made: Made<X> | undefined, signal: AbortSignal): ObserveContext<X> {
+  #context(cr: T, made: Made<X> | undefined, via: Via): ObserveContext<X> {
     const key = objectKey(cr);
     const marked = cr.metadata.annotations?.[annotations.createPending] !== undefined;
-    const context: ObserveContext<X> = {
+    return {
+      ...via,
       id: made?.id ?? this.#kind.knownId(cr),
       made: made?.external,
       pending: marked && !made && this.#noneMade.get(key) !== cr.metadata.uid,
       polling: this.#polls.has(key),
-      signal,
     };
-    return context;
   }
 
-  /** Removes the finalizer once the service object is gone; until then, looks again with backoff. */
-  async #finalize(cr: T, log: Logger, signal: AbortSignal): Promise<ReconcileResult> {
+  /**
+   * Removes the finalizer once the service object is gone; until then, looks again with backoff. `via`
+   * is there whenever the kind deletes the service object.
+   */
+  async #finalize(cr: T, via: Via | undefined, log: Logger, signal: AbortSignal): Promise<ReconcileResult> {
     if (!cr.metadata.finalizers?.includes(finalizer)) return undefined;
     const key = objectKey(cr);
-    if (this.#kind.deletes(cr)) {
-      const state = await this.#kind.remove(cr, this.#context(cr, this.#madeFor(cr), signal));
+    if (via && this.#kind.deletes(cr)) {
+      const state = await this.#kind.remove(cr, this.#context(cr, this.#madeFor(cr), via));
       if (state === 'deleting') {
         // The service deletes asynchronously: the finalizer stays until the object is gone.
         const polls = (this.#polls.get(key) ?? 0) + 1;

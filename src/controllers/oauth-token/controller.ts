@@ -9,6 +9,6 @@ export function oauthTokenController(context: ControllerContext): OperatorContro
   return managedController(context, {
     name: 'oauthtoken',
     informer: context.informers.resource<OAuthTokenResource>(OAUTH_TOKENS),
-    kind: oauthTokenKind(context.service, context.resyncMs),
+    kind: oauthTokenKind(context.resyncMs),
   });
 }

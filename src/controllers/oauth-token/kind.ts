@@ -1,7 +1,6 @@
 // The OAuthToken kind for the shared reconciler: PATCH the token's metadata when the spec differs from
 // what status last saw, and mirror the answer (token.ts says why status is the only observation).
 import type { OAuthTokenResource } from '../../api/oauth-token.ts';
-import type { ServiceClient } from '../../service/client.ts';
 import type { UpdateTokenMetadataRequest } from '../../service/wire.ts';
 import { outcomeConditions } from '../managed/conditions.ts';
 import type { ManagedKind } from '../managed/kind.ts';
@@ -19,7 +18,7 @@ export type TokenKind = ManagedKind<
   UpdateTokenMetadataRequest
 >;
 
-export function oauthTokenKind(service: ServiceClient, resyncMs: number): TokenKind {
+export function oauthTokenKind(resyncMs: number): TokenKind {
   return {
     ref: OAUTH_TOKENS,
     logKey: 'oauthToken',
@@ -40,7 +39,7 @@ export function oauthTokenKind(service: ServiceClient, resyncMs: number): TokenK
     plan: planToken,
     create: () => Promise.reject(new Error('an OAuthToken is never created by the operator')),
 
-    async update(target, patch, signal) {
+    async update(target, patch, { service, signal }) {
       const token = await service.updateTokenMetadata(target.tokenId, patch, { signal });
       // DESIGN.md §2: a token's provider is checked when the token is shown; one list call per PATCH.
       const providers = await service.listProviders({ signal });

@@ -46,7 +46,9 @@ describe('agent-deploy operator /metrics', () => {
     expect(text).toMatch(/^workqueue_depth\{name="deployment"\} \d+$/m);
     expect(text).toMatch(/^workqueue_adds_total\{name="deployment"\} [1-9]\d*$/m);
     expect(
-      value(/^agent_deploy_service_requests_total\{endpoint="POST \/v2\/deployments",code="201"\} (\d+)$/m),
+      value(
+        /^agent_deploy_service_requests_total\{workspace="default",endpoint="POST \/v2\/deployments",code="201"\} (\d+)$/m,
+      ),
     ).toBe(1);
     // Every endpoint label is a method and a path template: no ids.
     const endpoints = [...text.matchAll(/endpoint="([^"]*)"/g)].map((m) => m[1]);

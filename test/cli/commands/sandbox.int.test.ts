@@ -33,6 +33,8 @@ const controllerDirs: Record<KindName, string> = {
   Listener: 'listener',
   AgentConnection: 'agent-connection',
   OAuthToken: 'oauth-token',
+  Workspace: 'workspace',
+  ClusterWorkspace: 'workspace',
 };
 const allTs = readFileSync(join(root, 'src', 'controllers', 'all.ts'), 'utf8');
 const registered = (kind: KindName) => allTs.includes(`from './${controllerDirs[kind]}/`);

@@ -146,7 +146,11 @@ describe('a crowded cluster', () => {
     });
 
     const refreshes = async () =>
-      Number(/^agent_deploy_observer_refreshes_total (\d+)/m.exec(await operator.metrics())?.[1] ?? 0);
+      Number(
+        /^agent_deploy_observer_refreshes_total\{workspace="default"\} (\d+)/m.exec(
+          await operator.metrics(),
+        )?.[1] ?? 0,
+      );
     /** Resolves right after a refresh has finished: the next one is at least 1.8 s away. */
     async function afterRefresh(): Promise<number> {
       const seen = await refreshes();
@@ -177,7 +181,9 @@ describe('a crowded cluster', () => {
       while (r1 < r0 + 4) r1 = await afterRefresh();
       const c1 = (await emulatorState(emu)).calls[LIST] ?? 0;
       expect(c1 - c0).toBe(Math.ceil(live / 100) * (r1 - r0));
-      expect(await operator.metrics()).toMatch(new RegExp(`^agent_deploy_observer_live_ids ${live}$`, 'm'));
+      expect(await operator.metrics()).toMatch(
+        new RegExp(`^agent_deploy_observer_live_ids\\{workspace="default"\\} ${live}$`, 'm'),
+      );
     }, 300_000);
   });
 });

@@ -20,6 +20,7 @@ const resource = (hosted: boolean): DeploymentResource => ({
 const onlyManaged: InputSources = {
   secret: async () => ({ missing: 'NotFound' }),
   listener: () => undefined,
+  workspaceOf: () => 'default',
   repository: async (owner, name, hosted) =>
     hosted && owner === 'acme' && name === 'support'
       ? ({

@@ -5,24 +5,40 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeploymentResource } from '../../../src/api/deployment.ts';
 import { type DeploymentKind, deploymentKind } from '../../../src/controllers/deployment/kind.ts';
 import { DeploymentObserver } from '../../../src/controllers/deployment/observer.ts';
+import type { Via } from '../../../src/controllers/managed/kind.ts';
 import { statusPatch } from '../../../src/controllers/managed/status.ts';
+import { WorkspaceConnection } from '../../../src/controllers/workspace/connection.ts';
+import { ownWorkspace } from '../../../src/controllers/workspace/refs.ts';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.ts';
 import { ServiceClient } from '../../../src/service/client.ts';
 import type { Deployment } from '../../../src/service/wire.ts';
 import { deploymentBody, type HttpStub, json, revisionBody, startStub } from '../../service/http-stub.ts';
 
-const kindOver = (service: ServiceClient): DeploymentKind =>
-  deploymentKind({
-    service,
-    observer: new DeploymentObserver(service, { resyncMs: 60_000, onChange: () => {}, liveIds: () => [] }),
-    inputs: {
+const kindOver = (service: ServiceClient): DeploymentKind => {
+  const observer = new DeploymentObserver(service, {
+    resyncMs: 60_000,
+    onChange: () => {},
+    liveIds: () => [],
+  });
+  return deploymentKind({
+    observer: () => observer,
+    inputs: () => ({
       secret: async () => ({ missing: 'NotFound' }),
       listener: () => undefined,
       repository: async () => undefined,
-    },
+      workspaceOf: () => ownWorkspace,
+    }),
     owners: () => [],
     resyncMs: 60_000,
   });
+};
+
+/** How the reconciler reaches the service for these calls: the operator's own workspace. */
+const via = (service: ServiceClient): Via => ({
+  workspace: new WorkspaceConnection(ownWorkspace, service, { serviceUrl: 'http://unused' }),
+  service,
+  signal: new AbortController().signal,
+});
 
 describe('deploymentKind.status', () => {
   let emu: RunningEmulator;
@@ -76,7 +92,7 @@ describe('deploymentKind.status', () => {
         looked: true,
         sent: ['create'],
       },
-      new AbortController().signal,
+      via(service),
     );
     expect(view.observed).toMatchObject({ deploymentId: made.id, secretsDigest: 'hmac-sha256:new' });
     expect(view.observed.activeRevisionId).toBeUndefined();
@@ -101,8 +117,7 @@ describe('deploymentKind.status, with what the hosted service answers', () => {
     metadata: { name: 'agent', namespace: 'n', uid: 'u1' },
     spec: { source: 'internal_docker', deletionPolicy: 'Orphan', adopt: false },
   };
-  const statusOf = (d: Deployment) =>
-    kindOver(service).status(cr, { target: d, looked: true }, new AbortController().signal);
+  const statusOf = (d: Deployment) => kindOver(service).status(cr, { target: d, looked: true }, via(service));
 
   beforeAll(async () => {
     stub = await startStub((_req, res) => json(res, 200, { resources: revisions, offset: revisions.length }));
