@@ -52,11 +52,17 @@ export function parseObjects(yaml: string): K8sObject[] {
 export const release = 'agent-deploy-operator';
 export const system = 'agent-deploy-system';
 
-/** `helm template` of the chart, as release agent-deploy-operator in agent-deploy-system. */
+/** `helm template` of the chart, as release agent-deploy-operator in agent-deploy-system unless told otherwise. */
 export async function renderChart(
-  options: { values?: object; sets?: string[]; includeCrds?: boolean; namespace?: string } = {},
+  options: {
+    values?: object;
+    sets?: string[];
+    includeCrds?: boolean;
+    namespace?: string;
+    release?: string;
+  } = {},
 ): Promise<K8sObject[]> {
-  const args = ['template', release, chartDir, '--namespace', options.namespace ?? system];
+  const args = ['template', options.release ?? release, chartDir, '--namespace', options.namespace ?? system];
   if (options.includeCrds) args.push('--include-crds');
   for (const set of options.sets ?? []) args.push('--set', set);
   if (options.values) args.push('--values', '-');

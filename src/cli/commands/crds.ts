@@ -14,7 +14,11 @@ const defaultDir = join(root, 'crds/');
  * Files of `dir` that differ from `expected`, are missing, or (when the generator owns the directory)
  * are YAML it no longer writes.
  */
-export async function staleFiles(dir: string, expected: Map<string, string>, owned = true): Promise<string[]> {
+export async function staleFiles(
+  dir: string,
+  expected: Map<string, string>,
+  owned = true,
+): Promise<string[]> {
   const present = (await readdir(dir).catch(() => [] as string[])).filter((f) => /\.ya?ml$/.test(f));
   const stale: string[] = [];
   for (const [name, content] of expected) {
@@ -39,7 +43,10 @@ export function command(): Command {
       '--check',
       "exit non-zero when the CRD directory (and, for crds/, the chart's CRDs and the RBAC of deploy/ and the chart) differs from what the schemas generate",
     )
-    .option('--write', 'regenerate the CRD directory (and, for crds/, the files --check compares) from the schemas')
+    .option(
+      '--write',
+      'regenerate the CRD directory (and, for crds/, the files --check compares) from the schemas',
+    )
     .option('--dir <path>', 'the CRD directory', defaultDir)
     .action(async (opts: { check?: boolean; write?: boolean; dir: string }) => {
       if (opts.check && opts.write) throw new Error('--check and --write exclude each other');
