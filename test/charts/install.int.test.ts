@@ -233,7 +233,9 @@ describe('charts/agent-deploy-operator on a cluster', () => {
         for (const kind of ['Secret', 'ServiceMonitor', 'NetworkPolicy', 'PodDisruptionBudget', 'Role']) {
           expect(kinds).toContain(kind);
         }
-        expect(stdout).toMatch(/servicemonitor\.monitoring\.coreos\.com\/\S+ serverside-applied \(server dry run\)/);
+        expect(stdout).toMatch(
+          /servicemonitor\.monitoring\.coreos\.com\/\S+ serverside-applied \(server dry run\)/,
+        );
       }
     },
   );

@@ -57,7 +57,7 @@ export function command(): Command {
           for (const f of await staleFiles(t.dir, t.files, t.owned)) stale.push(shown(join(t.dir, f)));
         if (stale.length > 0) {
           throw new Error(
-            `Out of date with src/api: ${stale.join(', ')}. ` +
+            `Generated files are out of date with src/api: ${stale.join(', ')}. ` +
               'Run `agent-deploy crds --write` and commit the result.',
           );
         }
