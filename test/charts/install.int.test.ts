@@ -14,7 +14,7 @@ import type { RunningEmulator } from '../../src/emulator/server.ts';
 import { agentDeployment, apply, getCr, setUp, waitFor } from '../controllers/deployment/support.ts';
 import { installCrds, kubeconfigPath, kubectl, serviceAccountKubeconfig } from '../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../support/operator.ts';
-import { type K8sObject, renderChart } from './support.ts';
+import { chartDir, helm, type K8sObject, renderChart } from './support.ts';
 
 const release = 'chart-test';
 const fullname = `${release}-agent-deploy-operator`;
@@ -239,6 +239,25 @@ describe('charts/agent-deploy-operator on a cluster', () => {
       }
     },
   );
+
+  it('installs (helm install --dry-run=server: kubeVersion checked against the server) and says what to do next', async () => {
+    const { stdout } = await helm(
+      'install',
+      release,
+      chartDir,
+      '--namespace',
+      system,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--dry-run=server',
+    );
+    const notes = stdout.slice(stdout.indexOf('NOTES:'));
+    expect(notes).toContain(`agent-deploy-operator 0.1.0 is installed in namespace ${system}`);
+    expect(notes).toContain('WARNING: serviceUrl is still https://deploy-service.example.com');
+    expect(notes).toContain(`kubectl -n ${system} create secret generic agent-deploy-credentials`);
+    expect(notes).toContain(`rollout status deploy/${fullname}`);
+    expect(notes).toContain('Helm installs the CRDs on the first install only');
+  });
 
   it('lets the operator, on the token and RBAC the chart renders, take a Deployment to Ready', async () => {
     // Release chart-test: nothing collides with deploy/'s objects (test/deploy/install.int.test.ts).
