@@ -173,6 +173,10 @@ describe('charts/agent-deploy-operator on a cluster', () => {
     ({ namespace, emu } = await setUp('chart'));
     system = await restrictedNamespace();
     await installCrds([serviceMonitorCrd]);
+    clusterScoped.push(
+      `CustomResourceDefinition/${serviceMonitorCrd.metadata.name}`,
+      `PriorityClass/${priorityClass}`,
+    );
     await kubectl(['apply', '-f', '-'], {
       input: JSON.stringify({
         apiVersion: 'scheduling.k8s.io/v1',
