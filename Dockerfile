@@ -13,6 +13,18 @@ COPY src ./src
 RUN npm ci --ignore-scripts --no-audit --no-fund && npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:24-slim
+# OCI annotations (https://specs.opencontainers.org/image-spec/annotations/). The version is package.json's
+# (test/dockerfile.test.ts checks it); the commit and build time come from the build:
+#   docker build --build-arg REVISION=$(git rev-parse HEAD) --build-arg CREATED=$(date -u +%FT%TZ) .
+ARG REVISION=""
+ARG CREATED=""
+LABEL org.opencontainers.image.title="agent-deploy-operator" \
+      org.opencontainers.image.description="Kubernetes operator for agent deployments on the Deployment and Authorization Service" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.base.name="docker.io/library/node:24-slim" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}"
 # Running needs only node: npm, npx, corepack and yarn go, and with them their dependencies.
 RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
       /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-*

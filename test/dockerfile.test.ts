@@ -75,6 +75,27 @@ describe('Dockerfile', () => {
     expect(new Set(contextSources(final))).toEqual(new Set(['package.json', 'package-lock.json', 'crds']));
   });
 
+  it("labels the image with the OCI annotations, the version being package.json's", () => {
+    const labels = new Map<string, string>();
+    for (const { args } of all(final, 'LABEL')) {
+      for (const [, key = '', value = ''] of args.matchAll(/([\w.-]+)="([^"]*)"/g)) labels.set(key, value);
+    }
+    const { version, license } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      version: string;
+      license: string;
+    };
+    expect(Object.fromEntries(labels)).toMatchObject({
+      'org.opencontainers.image.title': 'agent-deploy-operator',
+      'org.opencontainers.image.version': version,
+      'org.opencontainers.image.licenses': license,
+    });
+    // Filled in by the build's --build-arg, empty without.
+    expect(labels.get('org.opencontainers.image.revision')).toMatch(/^\$\{REVISION\}$/);
+    expect(labels.get('org.opencontainers.image.created')).toMatch(/^\$\{CREATED\}$/);
+    expect(labels.get('org.opencontainers.image.base.name')).toMatch(/^docker\.io\/library\/node:24/);
+    expect(labels.get('org.opencontainers.image.description')).toBeTruthy();
+  });
+
   it('runs the CLI and loads the operator with the production dependencies only', async () => {
     for (const source of contextSources(build))
       cpSync(join(root, source), join(scratch, source), { recursive: true });

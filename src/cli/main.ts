@@ -31,6 +31,10 @@ const subcommands: Record<string, { summary: string; load: () => Promise<Subcomm
   },
   deployments: { summary: 'list the service deployments', load: () => import('./commands/deployments.ts') },
   revisions: { summary: 'list the revisions of a deployment', load: () => import('./commands/revisions.ts') },
+  logs: {
+    summary: "print a deployment's build or deploy log (--follow for more as it comes)",
+    load: () => import('./commands/logs.ts'),
+  },
   diff: {
     summary: 'show what the operator would change for the Deployments in a file, changing nothing',
     load: () => import('./commands/diff.ts'),

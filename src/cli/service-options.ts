@@ -15,19 +15,22 @@ export interface ServiceFlags extends Partial<WorkspaceFlags> {
 }
 
 export function addServiceOptions(command: Command): Command {
-  // A command that reads the cluster for itself (diff) has its own --kubeconfig; --workspace uses it too.
-  if (!command.options.some((o) => o.long === '--kubeconfig'))
+  // A command that reads the cluster for itself (diff, logs) has its own --kubeconfig (and --namespace);
+  // --workspace uses them too.
+  const has = (long: string) => command.options.some((o) => o.long === long);
+  if (!has('--kubeconfig'))
     command.option('--kubeconfig <file>', 'kubeconfig to read --workspace from (default, as kubectl)');
+  if (!has('--namespace'))
+    command.option(
+      '-n, --namespace <name>',
+      "namespace of a Workspace (default: the kubeconfig context's, else default)",
+    );
   return command
     .addOption(
       new Option(
         '--workspace <name>',
         'use the service URL, tenant and API key of this Workspace (in --namespace) or ClusterWorkspace, read from the cluster; KIND/NAME to say which',
       ).env('AGENT_DEPLOY_WORKSPACE'),
-    )
-    .option(
-      '-n, --namespace <name>',
-      "namespace of a Workspace (default: the kubeconfig context's, else default)",
     )
     .addOption(
       new Option(

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { EmulatorConfig } from './config.ts';
 import { FaultConfigSchema } from './faults.ts';
-import { clock, createState, purgeDeleted, type State } from './store.ts';
 import { SeedApiKey } from './seed.ts';
+import { clock, createState, purgeDeleted, type State } from './store.ts';
 import { parseBody } from './validate.ts';
 import { deploymentView, revisionViews } from './views.ts';
 

@@ -71,7 +71,8 @@ export interface RevisionTimeline {
   detour?: RevisionStatus | null;
 }
 
-function timelineOf(rev: RevisionTimeline): RevisionStatus[] {
+/** Every status the revision passes through, in order, one step each (unless stopped). */
+export function timelineOf(rev: RevisionTimeline): RevisionStatus[] {
   const timeline = timelines[rev.outcome];
   const building = timeline.indexOf('BUILDING');
   if (!rev.detour || building === -1) return timeline;

@@ -15,6 +15,7 @@ import { authRoutes } from './routes/auth.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { listenerRoutes } from './routes/listeners.ts';
+import { logRoutes } from './routes/logs.ts';
 import { hostedReadRoutes } from './routes/reads.ts';
 import type { Route } from './routes/route.ts';
 import { defaultSeed, type Seed } from './seed.ts';
@@ -55,6 +56,8 @@ const interfaceRoutes: Route[] = [
   ...listenerRoutes,
   ...integrationRoutes,
   ...authRoutes,
+  // Beyond the interface, but served in every profile: the hosted service's log endpoints.
+  ...logRoutes,
 ];
 const routesOf = (profile: Profile): Route[] =>
   profileRules[profile].readsById ? [...interfaceRoutes, ...hostedReadRoutes] : interfaceRoutes;

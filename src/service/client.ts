@@ -5,6 +5,7 @@
 // `rejected` (pages.ts).
 import { z } from 'zod';
 import type { ProbeAnswer } from './auth-gate.ts';
+import { type ListedLogs, type LogTarget, logEndpoint, logsReader, walkLogs } from './logs.ts';
 import type { ListedPage, RejectedItem } from './pages.ts';
 import {
   type CallOptions,
@@ -23,6 +24,8 @@ import {
   type ListDeploymentsQuery,
   Listener,
   type ListRevisionsQuery,
+  type LogsRequest,
+  maxLogsLimit,
   OAuthProvider,
   OAuthToken,
   type Page,
@@ -34,6 +37,7 @@ import {
   type UpdateTokenMetadataRequest,
 } from './wire.ts';
 
+export type { ListedLogs, LogTarget } from './logs.ts';
 export { describeLeftOut, type ListedPage, type RejectedItem } from './pages.ts';
 export type { CallOptions, CallRecord, Timeouts } from './transport.ts';
 export type ServiceClientOptions = TransportOptions;
@@ -52,6 +56,8 @@ const Repositories = z.array(Repository);
 
 /** Page size of the walking helpers: the interface's maximum, so a walk takes the fewest calls. */
 const walkLimit = 100;
+/** Page size of a log walk: the most one logs request may ask for. */
+const logsWalkLimit = maxLogsLimit;
 
 export class ServiceClient {
   readonly #transport: Transport;
@@ -282,6 +288,29 @@ export class ServiceClient {
         response: undefined,
       },
       options,
+    );
+  }
+
+  /**
+   * Real-service extra: one page of a build or deploy log (`target`). The service reads it by POST, so the
+   * client's rule for POST holds: not sent again after a 5xx (only on 429 or when it was never sent).
+   */
+  readLogs(target: LogTarget, body: LogsRequest, options?: CallOptions): Promise<ListedLogs> {
+    return this.#transport.callReading({ method: 'POST', ...logEndpoint(target), body }, logsReader, options);
+  }
+
+  /** Every entry of a log from `offset` (default 0), across pages, in the order asked for. */
+  iterateLogs(
+    target: LogTarget,
+    query: Omit<LogsRequest, 'offset' | 'limit'> & { limit?: number },
+    options?: ListOptions & { offset?: number },
+  ) {
+    const limit = query.limit ?? logsWalkLimit;
+    return walkLogs(
+      (offset) => this.readLogs(target, { ...query, limit, offset }, options),
+      { limit },
+      options?.onRejected,
+      options?.offset,
     );
   }
 

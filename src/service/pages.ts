@@ -1,7 +1,7 @@
 // List responses read item by item: the page wrapper must hold, but an item that breaks the contract is
 // left out and reported on its own, so one bad item never hides the others (tolerant reading).
 import { z } from 'zod';
-import { contractIssues, type ServiceContractError } from './errors.ts';
+import { type ContractIssue, contractIssues, type ServiceContractError } from './errors.ts';
 import type { BodyReader } from './transport.ts';
 import type { Page } from './wire.ts';
 
@@ -37,21 +37,32 @@ export function pageReader<T>(item: z.ZodType<T>): BodyReader<ListedPage<T>> {
   return (json, contractError) => {
     const wrapper = Wrapper.safeParse(json);
     if (!wrapper.success) return { issues: contractIssues(wrapper.error) };
-    const resources: T[] = [];
-    const rejected: RejectedItem[] = [];
-    wrapper.data.resources.forEach((raw, index) => {
-      const parsed = item.safeParse(raw);
-      if (parsed.success) resources.push(parsed.data);
-      else
-        rejected.push({
-          index,
-          id: stringAt(raw, 'id'),
-          name: stringAt(raw, 'name'),
-          error: contractError(contractIssues(parsed.error, ['resources', index])),
-        });
-    });
+    const { kept: resources, rejected } = readItems(wrapper.data.resources, item, 'resources', contractError);
     return { value: { ...wrapper.data, resources, rejected }, violations: rejected.length };
   };
+}
+
+/** Each item of the list at `key` read on its own: those that hold, and those left out (with why). */
+export function readItems<T>(
+  items: readonly unknown[],
+  item: z.ZodType<T>,
+  key: string,
+  contractError: (issues: ContractIssue[]) => ServiceContractError,
+): { kept: T[]; rejected: RejectedItem[] } {
+  const kept: T[] = [];
+  const rejected: RejectedItem[] = [];
+  items.forEach((raw, index) => {
+    const parsed = item.safeParse(raw);
+    if (parsed.success) kept.push(parsed.data);
+    else
+      rejected.push({
+        index,
+        id: stringAt(raw, 'id'),
+        name: stringAt(raw, 'name'),
+        error: contractError(contractIssues(parsed.error, [key, index])),
+      });
+  });
+  return { kept, rejected };
 }
 
 /** One line about the items left out of a list of `kind`s (a singular noun): whom each concerns and why. */

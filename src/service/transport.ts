@@ -116,7 +116,7 @@ export interface CallOptions {
 }
 
 /** What an attempt sends: a call or a list call, without how its answer is judged. */
-type Request = Omit<CallSpec<unknown>, 'response'>;
+export type Request = Omit<CallSpec<unknown>, 'response'>;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: ServiceError; retryNow: boolean };
 
@@ -201,6 +201,11 @@ export class Transport {
 
   call<T>(spec: CallSpec<T>, options: CallOptions = {}): Promise<T> {
     return this.#call(spec, spec.response && wholeBody(spec.response), options);
+  }
+
+  /** A call whose 2xx body `read` judges (e.g. entry by entry, as a list). */
+  callReading<T>(spec: Request, read: BodyReader<T>, options: CallOptions = {}): Promise<T> {
+    return this.#call(spec, read, options);
   }
 
   /** A list call: the items that hold, and each one left out for breaking the contract. */

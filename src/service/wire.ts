@@ -433,3 +433,38 @@ export interface PageQuery {
   limit?: number;
   offset?: number;
 }
+
+// Logs: the hosted service's extras beyond the interface (its own command-line client reads them):
+// POST /v1/projects/{deployment_id}/revisions/{revision_id}/build_logs, …/revisions/{revision_id}/deploy_logs
+// and /v1/projects/{deployment_id}/deploy_logs.
+export const logOrders = ['asc', 'desc'] as const;
+/** The levels the emulator writes; the service may send others, kept as sent. */
+export const logLevels = ['debug', 'info', 'warning', 'error'] as const;
+export type LogLevel = (typeof logLevels)[number];
+/** The most entries one logs request may ask for. */
+export const maxLogsLimit = 1000;
+export const LogsRequest = z.strictObject({
+  order: z.enum(logOrders),
+  limit: z.number().int().min(1).max(maxLogsLimit),
+  offset: z.number().int().nonnegative().optional(),
+  level: z.string().min(1).optional(),
+  query: z.string().min(1).optional(),
+  /** Epoch milliseconds, inclusive. */
+  start_time: z.number().int().nonnegative().optional(),
+  /** Epoch milliseconds, inclusive. */
+  end_time: z.number().int().nonnegative().optional(),
+});
+export type LogsRequest = z.infer<typeof LogsRequest>;
+export const LogEntry = z.looseObject({
+  message: z.string(),
+  level: reported(logLevels),
+  /** Epoch milliseconds. */
+  timestamp: z.number(),
+  id: z.string().nullish(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+/** `next_offset`: where the next page starts; null (or absent) once this page reached the end. */
+export interface LogsPage<T = LogEntry> {
+  logs: T[];
+  next_offset: number | null;
+}

@@ -17,6 +17,8 @@ export interface Observed {
   latestRevision?: { id: string; status: Reported<RevisionStatus> };
   /** Fields the service keeps though the spec does not set them (keptFields). */
   kept?: string[];
+  /** Why the latest revision failed, in its log's words (failure-logs.ts); absent: its status alone. */
+  failure?: string;
 }
 
 /** Where a latest revision stands: deployed (or nothing to deploy), failed for good, or under way. */
@@ -63,8 +65,9 @@ function readiness(observed: Observed): { ready: ConditionValue; moving: boolean
   const phase = rev && revisionPhase(rev.status);
   if (rev && phase && phase.phase !== 'settled') {
     const unknown = phase.reason === 'UnknownServiceStatus' ? ', a status the operator does not know' : '';
+    const told = phase.phase === 'failed' ? observed.failure : undefined;
     return {
-      ready: c('False', phase.reason, `revision ${rev.id} is ${rev.status}${unknown}`),
+      ready: c('False', phase.reason, told ?? `revision ${rev.id} is ${rev.status}${unknown}`),
       moving: phase.phase === 'moving',
       failedRevision: phase.phase === 'failed',
     };

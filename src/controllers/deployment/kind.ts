@@ -2,6 +2,7 @@
 // batched observer for what the service holds; the planner; and the status a service deployment shows.
 import { annotations } from '../../api/constants.ts';
 import type { DeploymentResource, DeploymentStatus } from '../../api/deployment.ts';
+import { objectKey } from '../../runtime/kube-objects.ts';
 import type { ListedPage } from '../../service/client.ts';
 import { ServiceError } from '../../service/errors.ts';
 import {
@@ -17,9 +18,10 @@ import type { ManagedKind, ObserveContext, Outcome, Via } from '../managed/kind.
 import { previousObserved } from '../managed/status.ts';
 import { DEPLOYMENTS } from '../resources.ts';
 import type { WorkspaceConnection } from '../workspace/connection.ts';
-import { computeConditions, type Observed } from './conditions.ts';
+import { computeConditions, type Observed, revisionPhase } from './conditions.ts';
 import { deploymentName, desiredDeployment } from './desired.ts';
 import { keptFields } from './diff.ts';
+import { FailureLogs } from './failure-logs.ts';
 import { type InputSources, resolveInputs } from './inputs.ts';
 import type { DeploymentObserver } from './observer.ts';
 import { type DeploymentInputs, type DeploymentObservation, planDeployment } from './planner.ts';
@@ -51,6 +53,7 @@ export const knownId = (cr: DeploymentResource): string | undefined =>
   cr.metadata.annotations?.[annotations.deploymentId] || cr.status?.deploymentId || undefined;
 
 export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
+  const failureLogs = new FailureLogs();
   const findByName = async (name: string, { service, signal }: Via) =>
     (await service.findDeploymentByName(name, { signal })) ?? null;
   /** By name: the deployment holding it, and whether another resource already holds that. */
@@ -158,6 +161,8 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
         deployment.latest_revision_id !== deployment.active_revision_id
       )
         observed.latestRevision = cr.status.latestRevision;
+      const failure = await failureOf(cr, deployment, observed.latestRevision, outcome, via);
+      if (failure) observed.failure = failure;
       const summaries = revisionSummaries(deployment, revisions, cr.status?.revisions);
       const fields: Partial<DeploymentStatus> = observedStatus(deployment, summaries);
       const digest = sentDigest(cr, outcome);
@@ -165,8 +170,39 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
       return { observed: fields, conditions: computeConditions(observed, problemOf(outcome, listed)) };
     },
 
+    forget: (key) => failureLogs.forget(key),
     forgetExternal: (id, via) => d.observer(via.workspace).forget(id),
   };
+
+  /** What the latest revision's log says of its failure, read once per failure (failure-logs.ts). */
+  async function failureOf(
+    cr: DeploymentResource,
+    deployment: Deployment,
+    latest: Observed['latestRevision'],
+    outcome: Outcome<Deployment, DeploymentInputs>,
+    { service, signal }: Via,
+  ): Promise<string | undefined> {
+    const key = objectKey(cr);
+    const phase = latest && revisionPhase(latest.status);
+    if (!latest || phase?.phase !== 'failed') {
+      failureLogs.forget(key);
+      return undefined;
+    }
+    const stalled = cr.status?.conditions?.find((c) => c.type === 'Stalled');
+    const told = stalled?.status === 'True' && stalled.reason === phase.reason ? stalled.message : undefined;
+    // The resource's own secrets: what it sends, and what the service holds.
+    const secrets = [...(outcome.inputs?.desired.create.secrets ?? []), ...deployment.secrets].map(
+      (s) => s.value,
+    );
+    return failureLogs.messageFor(
+      key,
+      { deploymentId: deployment.id, revision: latest },
+      told,
+      secrets,
+      (target, body, options) => service.readLogs(target, body, options),
+      signal,
+    );
+  }
 }
 
 /** Deployment statuses of a deletion the service has accepted and not finished (hosted service). */

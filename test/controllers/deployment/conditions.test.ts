@@ -45,6 +45,31 @@ describe('computeConditions', () => {
     });
   });
 
+  it('says why a failed revision failed when its log told, and only for a failure', () => {
+    const why = 'revision r2 failed at "pip install": ERROR: no foo';
+    const failed = computeConditions(
+      {
+        deployment: d({ active_revision_id: 'r1' }),
+        latestRevision: { id: 'r2', status: 'BUILD_FAILED' },
+        failure: why,
+      },
+      undefined,
+    );
+    expect([failed.Ready.message, failed.Stalled.message]).toEqual([why, why]);
+    expect(
+      computeConditions({ deployment: d({ active_revision_id: 'r1' }) }, undefined).Ready.message,
+    ).not.toBe(why);
+    const moving = computeConditions(
+      {
+        deployment: d({ active_revision_id: 'r1' }),
+        latestRevision: { id: 'r2', status: 'BUILDING' },
+        failure: why,
+      },
+      undefined,
+    );
+    expect(moving.Ready.message).toBe('revision r2 is BUILDING');
+  });
+
   it('waits on a deployment status the interface does not list: Ready False UnknownServiceStatus, never Stalled', () => {
     const set = computeConditions({ deployment: d({ status: 'AWAITING_FINAL_DELETE' }) }, undefined);
     expect(summary(set)).toEqual({

@@ -105,7 +105,10 @@ describe('Deployment lifecycle', () => {
     // One failure, one Warning: not a RevisionFailed beside the Stalled one.
     expect(await warnings()).toEqual(['BuildFailed']);
     expect(warnLines(operator.logs, `${namespace}/broken`)).toContainEqual(
-      expect.objectContaining({ reason: 'BuildFailed', message: expect.stringContaining('BUILD_FAILED') }),
+      expect.objectContaining({
+        reason: 'BuildFailed',
+        message: expect.stringContaining('failed at "pip install -r requirements.txt"'),
+      }),
     );
 
     await apply(namespace, agentDeployment('broken', docker('agent:fixed')));
