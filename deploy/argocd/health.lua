@@ -1,5 +1,5 @@
--- Argo CD health of every deploy.agents.dev kind (Deployment, Listener, AgentConnection, OAuthToken): read from
--- the kstatus conditions the operator writes, which all four kinds share.
+-- Argo CD health of every deploy.agents.dev kind: read from the kstatus conditions the operator writes,
+-- which every kind shares.
 -- Suspended when paused; Progressing until the operator has reported on the current generation;
 -- Degraded when Stalled (nothing changes without a spec change); Healthy when Ready.
 local hs = { status = "Progressing", message = "waiting for the operator to report status" }
