@@ -111,7 +111,7 @@ function changes(
       target,
       problem: {
         reason: 'InvalidSpec',
-        message: immutableMessage(diff.immutable),
+        message: immutableMessage(writtenFields(cr, diff.immutable)),
         stalled: true,
       },
     };
@@ -119,6 +119,15 @@ function changes(
   // The spec's names for the wire's fields, for events and `diff`.
   const fields = Object.keys(diff.patch).map(camelCase);
   return { action: 'patch', target, patch: diff.patch, fields };
+}
+
+/** The spec fields as the user wrote them: spec.repository is what resolves to sourceConfig.integrationId and repoUrl. */
+function writtenFields(cr: DeploymentResource, fields: string[]): string[] {
+  if (!cr.spec.repository) return fields;
+  const fromRepository = ['sourceConfig.integrationId', 'sourceConfig.repoUrl'];
+  const resolved = fields.filter((f) => fromRepository.includes(f));
+  if (resolved.length === 0) return fields;
+  return [`repository (its ${resolved.join(' and ')})`, ...fields.filter((f) => !resolved.includes(f))];
 }
 
 /** What differs, that it cannot change, and the two ways to get it anyway. */

@@ -174,4 +174,32 @@ describe('planDeployment', () => {
     const paused = resource({ annotations: { 'deploy.agents.dev/paused': 'true' } });
     expect(planDeployment(paused, inputsOf(paused), seen()).reason).toContain('paused');
   });
+
+  it('names spec.repository, not the sourceConfig fields it resolves to, when the repository changed', () => {
+    const cr: DeploymentResource = {
+      ...resource({ sentDigest: sent }),
+      spec: {
+        source: 'codehost',
+        repository: { owner: 'acme', name: 'other-agent' },
+        sourceRevisionConfig: { graphConfigPath: 'langgraph.json' },
+        deletionPolicy: 'Orphan',
+        adopt: false,
+      } as DeploymentResource['spec'],
+    };
+    const repository = {
+      integrationId: 'int-1',
+      repoUrl: 'https://github.com/acme/other-agent',
+      branch: 'main',
+    };
+    const inputs = { desired: desiredDeployment(cr, { secrets, repository }), digest: sent };
+    const bound = held({
+      source: 'codehost',
+      source_config: { integration_id: 'int-1', repo_url: 'https://github.com/acme/support-agent' },
+      source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+    });
+    const plan = planDeployment(cr, inputs, seen({ bound }));
+    expect(plan.action === 'cannot' && plan.problem.message).toMatch(
+      /^spec\.repository \(its sourceConfig\.repoUrl\) differs from the service deployment and cannot be changed after creation: to change it, delete this resource and create it again/,
+    );
+  });
 });
