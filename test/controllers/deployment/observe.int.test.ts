@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
+import { example } from '../resources.ts';
 import { agentDeployment, apply, emulatorState, eventsOf, getCr, setUp, waitFor } from './support.ts';
 
 type Condition = { type: string; status: string; reason: string; message: string };
@@ -139,6 +140,15 @@ describe('Deployment with spec.managementPolicy: Observe', () => {
     await kubectl(['delete', '-n', namespace, 'deployments.deploy.agents.dev', 'watched', '--timeout=30s']);
     expect(await serviceDeployment('watched')).toBeDefined();
     expect(await writes()).toBe(baseline + 1);
+  });
+
+  it('examples/observe/internal-docker.yaml mirrors the deployment it names', async () => {
+    const existing = await createOnService('internal-docker');
+    const manifest = example('observe/internal-docker.yaml');
+    await apply(namespace, manifest);
+    await waitFor(namespace, manifest.metadata.name, syncedReason('Observing'));
+    await waitFor(namespace, manifest.metadata.name, 'condition=Ready');
+    expect((await getCr(namespace, manifest.metadata.name)).status.deploymentId).toBe(existing.id);
   });
 
   it('says NotFound for a deployment the service lacks, looks again at each resync (no loop), and picks it up', async () => {
