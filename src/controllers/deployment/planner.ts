@@ -77,7 +77,9 @@ export function planDeployment(
   if (isObserved(cr)) return observeDeployment(cr, observed);
   const { bound, rival } = observed;
   if (bound) {
-    if (!wasObserved(cr)) return changes(cr, inputs, bound);
+    // Observed until now and not bound by annotation: take it over. The annotation, once written, ends that.
+    const adopted = cr.metadata.annotations?.[annotations.deploymentId] === bound.id;
+    if (adopted || !wasObserved(cr)) return changes(cr, inputs, bound);
     return rival ? conflict(bound, rival) : { ...changes(cr, inputs, bound), adopt: { why: wasObservedWhy } };
   }
 

@@ -195,7 +195,8 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       if (plan.action === 'cannot') this.#refused.set(key, attempt, plan.problem);
     }
 
-    if (plan.adopt && plan.target !== undefined) {
+    // What this process took over already is not taken over again while the cache lags behind.
+    if (plan.adopt && plan.target !== undefined && made?.id !== kind.idOf(plan.target)) {
       const id = kind.idOf(plan.target);
       cr = await this.#bind(cr, id, signal);
       this.#remember(cr, plan.target);
@@ -318,9 +319,10 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     const key = objectKey(cr);
     const made = this.#made.get(key);
     if (!made) return undefined;
-    const recorded =
-      this.#kind.knownId(cr) === made.id &&
-      cr.metadata.annotations?.[annotations.createPending] === undefined;
+    // The annotation, where the kind keeps one: status may hold the id already (an observed resource's did).
+    const { idAnnotation } = this.#kind;
+    const id = idAnnotation ? cr.metadata.annotations?.[idAnnotation] : this.#kind.knownId(cr);
+    const recorded = id === made.id && cr.metadata.annotations?.[annotations.createPending] === undefined;
     if (made.uid !== cr.metadata.uid || recorded) {
       this.#made.delete(key);
       return undefined;

@@ -29,10 +29,10 @@ describe('Deployment with spec.managementPolicy: Observe', () => {
   let emu: RunningEmulator;
   let operator: OperatorProcess;
 
-  /** Every call that may change something on the service. */
+  /** Every call that may change something on the service (a log query is a POST that only reads). */
   const writes = async () =>
     Object.entries((await emulatorState(emu)).calls)
-      .filter(([endpoint]) => /^(POST|PUT|PATCH|DELETE) /.test(endpoint))
+      .filter(([endpoint]) => /^(POST|PUT|PATCH|DELETE) /.test(endpoint) && !endpoint.endsWith('_logs'))
       .reduce((sum, [, n]) => sum + n, 0);
   const calls = async (endpoint: string) => (await emulatorState(emu)).calls[endpoint] ?? 0;
   /** What a person does on the service directly (its UI or CLI): the test's own writes, counted. */
@@ -149,6 +149,21 @@ describe('Deployment with spec.managementPolicy: Observe', () => {
     await waitFor(namespace, manifest.metadata.name, syncedReason('Observing'));
     await waitFor(namespace, manifest.metadata.name, 'condition=Ready');
     expect((await getCr(namespace, manifest.metadata.name)).status.deploymentId).toBe(existing.id);
+  });
+
+  it('mirrors a failed build as Stalled (what kstatus and Argo CD read), still writing nothing', async () => {
+    const failed = await createOnService('broken', 'agent:fail-build');
+    const baseline = await writes();
+    await apply(namespace, agentDeployment('broken', observe()));
+    await waitFor(namespace, 'broken', 'condition=Stalled');
+    const cr = await getCr(namespace, 'broken');
+    expect(cr.status.latestRevision).toMatchObject({ id: failed.latest_revision_id, status: 'BUILD_FAILED' });
+    const byType = conditions(cr);
+    expect(byType.Ready).toMatchObject({ status: 'False', reason: 'BuildFailed' });
+    expect(byType.Stalled).toMatchObject({ status: 'True', reason: 'BuildFailed' });
+    expect(byType.Synced).toMatchObject({ status: 'True', reason: 'Observing' });
+    await sleep(resync);
+    expect(await writes()).toBe(baseline);
   });
 
   it('says NotFound for a deployment the service lacks, looks again at each resync (no loop), and picks it up', async () => {

@@ -212,6 +212,16 @@ const table: {
     want: { action: 'cannot', reason: 'Conflict' },
   },
   {
+    name: 'switched back to Manage, its annotation holding the id (it managed it before): no take-over',
+    cr: resource({
+      synced: 'Observing',
+      sentDigest: sent,
+      annotations: { 'deploy.agents.dev/deployment-id': 'dep-1' },
+    }),
+    observed: seen({ bound: held() }),
+    want: { action: 'nothing' },
+  },
+  {
     name: 'managed and bound, another resource holds the id too: no Conflict (judged when adopting)',
     cr: resource({ synced: 'Synced', sentDigest: sent }),
     observed: seen({ bound: held(), rival: 'team/first' }),
