@@ -39,6 +39,13 @@ export const annotations = {
 
 export const finalizer = `${group}/finalizer`;
 
+/**
+ * spec.managementPolicy of the kinds bound to a service object: Manage creates, changes (and on request
+ * deletes) it; Observe only mirrors an existing one into status and never writes to the service.
+ */
+export const managementPolicies = ['Manage', 'Observe'] as const;
+export type ManagementPolicy = (typeof managementPolicies)[number];
+
 export const conditionTypes = ['Ready', 'Synced', 'Reconciling', 'Stalled'] as const;
 export type ConditionType = (typeof conditionTypes)[number];
 
@@ -84,6 +91,8 @@ export const conditionReasons = [
   'Conflict',
   'Forbidden',
   'ReconcilePaused',
+  // Synced True of a resource with spec.managementPolicy Observe: mirrored, never written.
+  'Observing',
   'WorkspaceNotReady',
   // Workspace: whether the service accepts its key (also Unauthorized, Forbidden, SecretNotFound).
   'Unreachable',

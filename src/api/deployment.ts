@@ -9,7 +9,7 @@ import {
   sources,
 } from '../service/wire.ts';
 import { type CamelCase, camelCase } from './case.ts';
-import { kindNames } from './constants.ts';
+import { kindNames, managementPolicies } from './constants.ts';
 import {
   cel,
   conditions,
@@ -271,11 +271,23 @@ export const DeploymentSpec = z
     deletionPolicy: z
       .enum(['Orphan', 'Delete'])
       .default('Orphan')
-      .describe('On deletion of this resource: Orphan keeps the service deployment, Delete deletes it.'),
+      .describe(
+        'On deletion of this resource: Orphan keeps the service deployment, Delete deletes it ' +
+          '(managementPolicy Observe never deletes).',
+      ),
     adopt: z
       .boolean()
       .default(false)
       .describe('Take over an existing service deployment of the same name instead of failing.'),
+    managementPolicy: z
+      .enum(managementPolicies)
+      .default('Manage')
+      .describe(
+        'Manage: create the service deployment, keep it as the spec says, delete it as deletionPolicy says. ' +
+          'Observe: only mirror an existing service deployment (by the id status records, else by spec.name) into ' +
+          'status; nothing is ever created, changed or deleted on the service, and Secrets are not read. ' +
+          'Switching from Observe to Manage takes the deployment over without spec.adopt.',
+      ),
     workspaceRef: WorkspaceRef.optional(),
   })
   .meta({

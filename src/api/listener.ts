@@ -1,6 +1,6 @@
 // Listener (cluster-scoped): a compute target registered with the service (interface §2.8).
 import { z } from 'zod';
-import { kindNames } from './constants.ts';
+import { kindNames, managementPolicies } from './constants.ts';
 import {
   cel,
   conditions,
@@ -48,6 +48,14 @@ export const ListenerSpec = z
       .default(false)
       .describe(
         'Create the listener on the service when none with this computeId exists, and keep computeConfig in sync.',
+      ),
+    managementPolicy: z
+      .enum(managementPolicies)
+      .default('Manage')
+      .describe(
+        'Manage: bind the listener, and with register: true create it and keep computeConfig in sync. ' +
+          'Observe: only mirror the listener (by listenerId, else by computeId) into status; nothing is ' +
+          'ever registered or changed on the service, whatever register says.',
       ),
     workspaceRef: ClusterWorkspaceRef.optional(),
   })

@@ -32,6 +32,7 @@ const allFeatures = (watched: string) => ({
   serviceUrl: 'https://deploy-service.example.org/api',
   credentials: { secretName: 'chart-test-credentials', apiKey: 'not-a-real-key' },
   tenantId: '7d1f7a3e-0000-4000-8000-000000000000',
+  defaultWorkspace: 'shared',
   watchNamespaces: [watched],
   resync: '5m',
   replicaCount: 3,

@@ -14,11 +14,13 @@ import {
   type DeploymentInputs,
   type DeploymentObservation,
   type DeploymentPlan,
+  observeDeployment,
+  observedReason,
   pausedReason,
   planDeployment,
 } from '../../controllers/deployment/planner.ts';
 import { secretsDigest } from '../../controllers/deployment/secrets-digest.ts';
-import { isPaused } from '../../controllers/managed/plan.ts';
+import { isObserved, isPaused } from '../../controllers/managed/plan.ts';
 import { DEPLOYMENTS, LISTENERS } from '../../controllers/resources.ts';
 import { ownWorkspace, workspaceKeyOf } from '../../controllers/workspace/refs.ts';
 import { KubeClient } from '../../runtime/kube.ts';
@@ -189,6 +191,8 @@ async function diffOne(fromFile: DeploymentResource, deps: Deps): Promise<DiffRe
   const base = { resource: `${namespace}/${name}`, deployment: deploymentName(cr) };
   // As the reconciler: a paused resource is neither resolved nor observed.
   if (isPaused(cr)) return { ...base, action: 'nothing', reason: pausedReason };
+  // An observed resource is found, never written: no inputs (nor Secrets) are read for it.
+  if (isObserved(cr)) return { ...base, ...shown(observeDeployment(cr, await observe(cr, deps))) };
 
   const notes: string[] = [];
   const observed = await observe(cr, deps);
@@ -238,6 +242,8 @@ function shown(plan: DeploymentPlan & { reason?: string }): Outcome {
       return { action: 'nothing', ...id, ...adopts, ...(plan.reason ? { reason: plan.reason } : {}) };
     case 'cannot':
       return { action: 'cannot', ...id, ...adopts, reason: plan.problem.message };
+    case 'observe':
+      return { action: 'nothing', ...id, reason: observedReason };
   }
 }
 

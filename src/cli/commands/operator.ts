@@ -140,7 +140,7 @@ export function command(): Command {
     .addOption(
       new Option(
         '--cluster-resource-namespace <name>',
-        "namespace of a ClusterWorkspace's Secret when it names none (default: the pod's own namespace, else default)",
+        "namespace of a ClusterWorkspace's Secret when it names none (default: the pod's own namespace, else default); with --namespace, its Secrets are watched too",
       ).env('AGENT_DEPLOY_CLUSTER_RESOURCE_NAMESPACE'),
     )
     .action(run);
@@ -183,8 +183,10 @@ async function run(flags: Flags): Promise<void> {
   const clusterResourceNamespace = flags.clusterResourceNamespace ?? defaultLeaseNamespace();
   const informers = new SharedInformers(kube, {
     namespaces: flags.namespace.length > 0 ? flags.namespace : undefined,
-    // A ClusterWorkspace's Secret is in the operator's own namespace: its Secrets are watched too.
-    alsoWatch: (ref) => (ref === SECRETS ? [clusterResourceNamespace] : []),
+    // With --namespace, a ClusterWorkspace's Secret must be in a watched namespace, or in the one
+    // --cluster-resource-namespace names: its Secrets are then watched too (which RBAC must allow).
+    alsoWatch: (ref) =>
+      ref === SECRETS && flags.clusterResourceNamespace ? [flags.clusterResourceNamespace] : [],
     resyncMs,
     logger,
   });

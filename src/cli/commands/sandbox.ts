@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { apiVersion } from '../../api/constants.ts';
 import { type ControlPlane, startControlPlane } from '../../controlplane/controlplane.ts';
 import { installCrds } from '../../controlplane/crds.ts';
 import { freePort } from '../../controlplane/ports.ts';
@@ -102,6 +105,8 @@ async function run(flags: Flags): Promise<void> {
     writeFileSync(kubeconfig, readFileSync(controlPlane.kubeconfigPath), { mode: 0o600 });
     await installCrds(kubeconfig);
     say('control plane: CRDs installed and established');
+    await applyObjects(kubeconfig, otherTenantWorkspace());
+    say(`control plane: ClusterWorkspace ${otherTenant} (the emulator's second tenant) created`);
     emulator = await startEmulatorOn(flags);
     say(`emulator (${flags.mode}) listening on ${emulator.url}`);
     healthPort = await freePort();
@@ -173,6 +178,38 @@ async function waitOperatorReady(operator: ServerProcess, port: number, timeoutM
     await sleep(200);
   }
   throw new Error(`the operator was not ready within ${timeoutMs / 1000}s:\n${operator.logTail(10)}`);
+}
+
+const otherTenant = 'other-tenant';
+
+/**
+ * A ClusterWorkspace for the emulator's second tenant, its key in a Secret of the operator's namespace
+ * (`default`: the sandbox runs the operator outside a pod). The emulator's keys are no secret.
+ */
+function otherTenantWorkspace(): object[] {
+  const secret = `${otherTenant}-api-key`;
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secret, namespace: 'default' },
+      stringData: { 'api-key': defaultSeedKeys.otherTenant },
+    },
+    {
+      apiVersion,
+      kind: 'ClusterWorkspace',
+      metadata: { name: otherTenant },
+      spec: { apiKeySecretRef: { name: secret, key: 'api-key' } },
+    },
+  ];
+}
+
+async function applyObjects(kubeconfig: string, items: object[]): Promise<void> {
+  const run = promisify(execFile)('kubectl', ['--kubeconfig', kubeconfig, 'apply', '-f', '-'], {
+    encoding: 'utf8',
+  });
+  run.child.stdin?.end(JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  await run;
 }
 
 function instructions(o: {

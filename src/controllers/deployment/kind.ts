@@ -15,6 +15,7 @@ import {
 import type { Problem } from '../managed/conditions.ts';
 import { serviceTrouble } from '../managed/errors.ts';
 import type { ManagedKind, ObserveContext, Outcome, Via } from '../managed/kind.ts';
+import { isObserved } from '../managed/plan.ts';
 import { previousObserved } from '../managed/status.ts';
 import { DEPLOYMENTS } from '../resources.ts';
 import type { WorkspaceConnection } from '../workspace/connection.ts';
@@ -24,7 +25,12 @@ import { keptFields } from './diff.ts';
 import { FailureLogs } from './failure-logs.ts';
 import { type InputSources, resolveInputs } from './inputs.ts';
 import type { DeploymentObserver } from './observer.ts';
-import { type DeploymentInputs, type DeploymentObservation, planDeployment } from './planner.ts';
+import {
+  type DeploymentInputs,
+  type DeploymentObservation,
+  observeDeployment,
+  planDeployment,
+} from './planner.ts';
 import { secretsDigest } from './secrets-digest.ts';
 import { observedStatus, revisionSummaries } from './status.ts';
 
@@ -56,14 +62,18 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
   const failureLogs = new FailureLogs();
   const findByName = async (name: string, { service, signal }: Via) =>
     (await service.findDeploymentByName(name, { signal })) ?? null;
-  /** By name: the deployment holding it, and whether another resource already holds that. */
+  /** Another resource that manages deployment `id` (one that only observes it holds nothing). */
+  const rivalOf = (cr: DeploymentResource, id: string, via: Via) => {
+    const rival = d
+      .owners(via.workspace, id)
+      .find((other) => other.metadata.uid !== cr.metadata.uid && !isObserved(other));
+    return rival ? { rival: `${rival.metadata.namespace}/${rival.metadata.name}` } : {};
+  };
+  /** By name: the deployment holding it, and whether another resource already manages that. */
   const lookUp = async (cr: DeploymentResource, via: Via) => {
     const byName = await findByName(deploymentName(cr), via);
     if (byName) d.observer(via.workspace).record(byName);
-    const rival = byName
-      ? d.owners(via.workspace, byName.id).find((other) => other.metadata.uid !== cr.metadata.uid)
-      : undefined;
-    return { byName, ...(rival ? { rival: `${rival.metadata.namespace}/${rival.metadata.name}` } : {}) };
+    return { byName, ...(byName ? rivalOf(cr, byName.id, via) : {}) };
   };
 
   return {
@@ -92,11 +102,14 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
       const id = context.id;
       if (id) {
         const bound = await d.observer(context.workspace).get(id, context.polling ? 0 : d.resyncMs);
-        if (bound) return { ...observation, bound };
+        if (bound) return { ...observation, bound, ...rivalOf(cr, bound.id, context) };
         observation.gone = id;
       }
-      // A create whose outcome is unknown may have made it: look by name before creating again.
-      return context.pending ? { ...observation, ...(await lookUp(cr, context)) } : observation;
+      // A create whose outcome is unknown may have made it: look by name before creating again. An
+      // observed resource never creates: the name is the only way to its deployment.
+      return context.pending || context.observing
+        ? { ...observation, ...(await lookUp(cr, context)) }
+        : observation;
     },
 
     async observeNameTaken(cr, observed, detail, via) {
@@ -104,6 +117,7 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
     },
 
     plan: planDeployment,
+    planObserved: observeDeployment,
 
     async create(_cr, request, { workspace, service, signal }) {
       const created = await service.createDeployment(request, { signal });
@@ -146,7 +160,8 @@ export function deploymentKind(d: DeploymentKindDeps): DeploymentKind {
       const deployment = outcome.target;
       if (!deployment || !via)
         return {
-          observed: previousObserved(cr.status),
+          // Asked and not shown: what status says of a deployment no longer applies.
+          observed: outcome.looked ? {} : previousObserved(cr.status),
           conditions: computeConditions(undefined, outcome.problem),
         };
       const listed = await revisionsIfMoving(via, deployment, cr.status);

@@ -5,7 +5,7 @@ import { camelCase } from '../../api/case.ts';
 import { annotations } from '../../api/constants.ts';
 import type { DeploymentResource } from '../../api/deployment.ts';
 import type { Deployment, PatchDeploymentRequest } from '../../service/wire.ts';
-import { isPaused, type Plan } from '../managed/plan.ts';
+import { isObserved, isPaused, type ObservePlan, type Plan, wasObserved } from '../managed/plan.ts';
 import { type DesiredDeployment, deploymentName } from './desired.ts';
 import { diffDeployment } from './diff.ts';
 
@@ -22,7 +22,7 @@ export interface DeploymentObservation {
   gone?: string;
   /** The deployment holding the resource's name: null when none does, absent when nobody looked. */
   byName?: Deployment | null;
-  /** Another resource bound to byName (namespace/name). */
+  /** Another resource that manages byName (or bound: namespace/name); one that only observes it is none. */
   rival?: string;
   /** The service answered a create with 409; its words. */
   nameTaken?: string;
@@ -39,31 +39,61 @@ export type DeploymentPlan = Plan<DeploymentInputs['desired']['create'], PatchDe
 
 export const pausedReason = `paused (${annotations.paused}: "true")`;
 
+export const observedReason =
+  'observed only (spec.managementPolicy: Observe): the operator changes nothing on the service';
+
+/** Why a resource that observed its deployment until now takes it over. */
+const wasObservedWhy = 'spec.managementPolicy: Manage (it was Observe)';
+
+/**
+ * A resource with spec.managementPolicy Observe: the deployment it is bound to, else the one holding its
+ * name; none is NotFound, looked up again at each resync (not stalled: someone may create it).
+ */
+export function observeDeployment(
+  cr: DeploymentResource,
+  observed: DeploymentObservation,
+): ObservePlan<Deployment> {
+  const found = observed.bound ?? observed.byName;
+  if (found) return { action: 'observe', target: found };
+  const gone = observed.gone ? ` (${observed.gone}, observed until now, no longer exists)` : '';
+  return {
+    action: 'cannot',
+    problem: {
+      reason: 'NotFound',
+      message:
+        `the service has no deployment named ${deploymentName(cr)}${gone}; with spec.managementPolicy: ` +
+        'Observe the operator does not create it (set Manage to have it created)',
+      stalled: false,
+    },
+  };
+}
+
 export function planDeployment(
   cr: DeploymentResource,
   inputs: DeploymentInputs,
   observed: DeploymentObservation,
 ): DeploymentPlan & { reason?: string; assumption?: string } {
   if (isPaused(cr)) return { action: 'nothing', reason: pausedReason };
-  if (observed.bound) return changes(cr, inputs, observed.bound);
+  if (isObserved(cr)) return observeDeployment(cr, observed);
+  const { bound, rival } = observed;
+  if (bound) {
+    // Observed until now and not bound by annotation: take it over. The annotation, once written, ends that.
+    const adopted = cr.metadata.annotations?.[annotations.deploymentId] === bound.id;
+    if (adopted || !wasObserved(cr)) return changes(cr, inputs, bound);
+    return rival ? conflict(bound, rival) : { ...changes(cr, inputs, bound), adopt: { why: wasObservedWhy } };
+  }
 
   const name = deploymentName(cr);
   const found = observed.byName;
   if (found) {
-    if (observed.rival)
-      return {
-        action: 'cannot',
-        problem: {
-          reason: 'Conflict',
-          message: `service deployment ${found.id} belongs to ${observed.rival}`,
-          stalled: true,
-        },
-      };
+    if (rival) return conflict(found, rival);
     const why = observed.pending
       ? 'an earlier create of this resource'
       : cr.spec.adopt
         ? 'spec.adopt'
-        : undefined;
+        : wasObserved(cr)
+          ? wasObservedWhy
+          : undefined;
     if (why) return { ...changes(cr, inputs, found), adopt: { why } };
     if (!observed.bindingKnown)
       return {
@@ -95,12 +125,22 @@ export function planDeployment(
   };
 }
 
+/** Another resource manages the deployment this one would take over. */
+const conflict = (target: Deployment, rival: string): DeploymentPlan => ({
+  action: 'cannot',
+  problem: {
+    reason: 'Conflict',
+    message: `service deployment ${target.id} belongs to ${rival}`,
+    stalled: true,
+  },
+});
+
 /** Patch, nothing, or cannot, against the deployment the resource holds (or is about to). */
 function changes(
   cr: DeploymentResource,
   inputs: DeploymentInputs,
   target: Deployment,
-): Exclude<DeploymentPlan, { action: 'create' }> {
+): Exclude<DeploymentPlan, { action: 'create' | 'observe' }> {
   const diff = diffDeployment(inputs.desired, target, {
     digest: inputs.digest,
     ...(cr.status?.secretsDigest ? { lastSentDigest: cr.status.secretsDigest } : {}),

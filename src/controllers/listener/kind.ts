@@ -9,7 +9,7 @@ import type { ManagedKind, Via } from '../managed/kind.ts';
 import { previousObserved } from '../managed/status.ts';
 import { LISTENERS } from '../resources.ts';
 import { computeIdOf, observedStatus } from './desired.ts';
-import { type ListenerObservation, planListener } from './planner.ts';
+import { type ListenerObservation, observeListener, planListener } from './planner.ts';
 
 export type ListenerKind = ManagedKind<
   ListenerResource,
@@ -64,6 +64,7 @@ export function listenerKind(resyncMs: number): ListenerKind {
     },
 
     plan: planListener,
+    planObserved: observeListener,
     create: (_cr, request, { service, signal }) => service.createListener(request, { signal }),
     update: (target, patch, { service, signal }) => service.patchListener(target.id, patch, { signal }),
     remove: async () => 'gone' as const,

@@ -2,7 +2,7 @@
 // to hold. A pure function: the reconciler carries its plan out.
 import type { ListenerResource } from '../../api/listener.ts';
 import type { CreateListenerRequest, Listener, PatchListenerRequest } from '../../service/wire.ts';
-import type { Plan } from '../managed/plan.ts';
+import { isObserved, type ObservePlan, type Plan } from '../managed/plan.ts';
 import { computeIdOf, configPatch, createRequest, identityProblem } from './desired.ts';
 
 export interface ListenerObservation {
@@ -16,21 +16,43 @@ export interface ListenerObservation {
 
 export type ListenerPlan = Plan<CreateListenerRequest, PatchListenerRequest, Listener>;
 
+/** The service has no listener of that id: looked for again at each resync. */
+const missing = (id: string) =>
+  ({
+    action: 'cannot',
+    problem: { reason: 'NotFound', message: `the service has no listener ${id}`, stalled: false },
+  }) as const;
+
+/**
+ * A Listener with spec.managementPolicy Observe: the listener bound by id or found by compute_id, never
+ * registered or patched, whatever spec.register says. A compute_id that contradicts it still says so.
+ */
+export function observeListener(cr: ListenerResource, observed: ListenerObservation): ObservePlan<Listener> {
+  const { listener } = observed;
+  if (observed.missingId) return missing(observed.missingId);
+  if (!listener)
+    return {
+      action: 'cannot',
+      problem: {
+        reason: 'NotFound',
+        message: `the service has no listener with compute_id ${computeIdOf(cr)}; with spec.managementPolicy: Observe the operator does not register it`,
+        stalled: false,
+      },
+    };
+  const mismatch = identityProblem(cr, listener);
+  return mismatch
+    ? { action: 'cannot', target: listener, problem: mismatch }
+    : { action: 'observe', target: listener };
+}
+
 export function planListener(
   cr: ListenerResource,
   _inputs: unknown,
   observed: ListenerObservation,
 ): ListenerPlan {
+  if (isObserved(cr)) return observeListener(cr, observed);
   const { listener } = observed;
-  if (observed.missingId)
-    return {
-      action: 'cannot',
-      problem: {
-        reason: 'NotFound',
-        message: `the service has no listener ${observed.missingId}`,
-        stalled: false,
-      },
-    };
+  if (observed.missingId) return missing(observed.missingId);
   if (!listener) {
     const computeId = computeIdOf(cr);
     if (observed.nameTaken !== undefined)

@@ -53,6 +53,20 @@ export function outcomeConditions(problem: Problem | undefined, readyMessage: st
   };
 }
 
+export const observingReason = 'Observing' satisfies ConditionReason;
+
+/**
+ * A resource with spec.managementPolicy Observe: Ready, Reconciling and Stalled mirror the service
+ * object as they would for a managed one (so `kubectl wait`, kstatus and Argo CD tell the truth about
+ * it); a Synced that is True says that the operator mirrors it and changes nothing. Trouble (a missing
+ * object, a service error) keeps its own Synced reason.
+ */
+export function observedConditions(set: ConditionSet, mirrored: string): ConditionSet {
+  if (set.Synced.status !== 'True') return set;
+  const message = `observed only (spec.managementPolicy: Observe): mirrors ${mirrored}; the operator changes nothing on the service`;
+  return { ...set, Synced: c('True', observingReason, message) };
+}
+
 /** The paused annotation: say so, keep Ready as it was. */
 export function pausedConditions(previous: Condition[] | undefined, annotation: string): ConditionSet {
   const ready = previous?.find((p) => p.type === 'Ready');

@@ -6,7 +6,7 @@ import type { ResourceRef } from '../../runtime/kube-objects.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import type { WorkspaceConnection } from '../workspace/connection.ts';
 import type { ConditionSet, Problem } from './conditions.ts';
-import type { Plan } from './plan.ts';
+import type { ObservePlan, Plan } from './plan.ts';
 import type { Resource } from './resource-io.ts';
 
 /** How a reconcile reaches the service: the resource's workspace (its own client), and the signal. */
@@ -26,6 +26,8 @@ export interface ObserveContext<External> extends Via {
   pending: boolean;
   /** Something is in flight on the service: observe fresh, not from a cache. */
   polling: boolean;
+  /** spec.managementPolicy is Observe: nothing is created, so look the object up rather than plan a create. */
+  observing: boolean;
 }
 
 export interface Outcome<External, Inputs> {
@@ -37,6 +39,8 @@ export interface Outcome<External, Inputs> {
   sent?: string[];
   /** The service was asked this time: what it did not show no longer exists. */
   looked?: boolean;
+  /** `target` is mirrored for a resource with spec.managementPolicy Observe. */
+  observing?: boolean;
 }
 
 export interface StatusView {
@@ -72,6 +76,11 @@ export interface ManagedKind<T extends Resource, Inputs, Observed, External, Cre
   /** After the service answered a create with 409: what holds the name, for the planner to judge. */
   observeNameTaken(cr: T, observed: Observed, detail: string, via: Via): Promise<Observed>;
   plan(cr: T, inputs: Inputs, observed: Observed): Plan<Create, Patch, External>;
+  /**
+   * The planner of a resource with spec.managementPolicy Observe: no inputs (they are only needed to
+   * write), and never a write. Kinds without the policy leave it out.
+   */
+  planObserved?(cr: T, observed: Observed): ObservePlan<External>;
   create(cr: T, request: Create, via: Via): Promise<External>;
   update(target: External, patch: Patch, via: Via): Promise<External>;
   /** Deletes the service object: 'deleting' while the service has not finished (it deletes asynchronously). */

@@ -10,11 +10,17 @@ import type { KubeClient } from '../../runtime/kube.ts';
 import { objectKey } from '../../runtime/kube-objects.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { Workspaces } from '../workspace/registry.ts';
-import { type ConditionSet, type Problem, pausedConditions, toConditions } from './conditions.ts';
+import {
+  type ConditionSet,
+  observedConditions,
+  type Problem,
+  pausedConditions,
+  toConditions,
+} from './conditions.ts';
 import { isNameTaken, isRefusal, madeNothing, refusalProblem, serviceTrouble } from './errors.ts';
 import type { ManagedKind, ObserveContext, Outcome, Via } from './kind.ts';
 import { OutcomeMemo } from './memo.ts';
-import { isPaused } from './plan.ts';
+import { isObserved, isPaused } from './plan.ts';
 import { type Resource, ResourceIO } from './resource-io.ts';
 import { previousObserved } from './status.ts';
 import { type Announced, announcedOf, failureOf, transitionEvents } from './transitions.ts';
@@ -80,7 +86,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     }
     const deleting = cr.metadata.deletionTimestamp !== undefined;
     // An orphaning deletion needs no service: it goes even when its workspace cannot act.
-    if (deleting && !this.#kind.deletes(cr)) return this.#finalize(cr, undefined, log, signal);
+    if (deleting && !this.#deletes(cr)) return this.#finalize(cr, undefined, log, signal);
     const reach = this.#d.workspaces.of(cr);
     // Not judged yet: the workspace controller's verdict wakes this resource.
     if ('pending' in reach) return undefined;
@@ -98,7 +104,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     let outcome = this.#outcomes?.get(key, generation);
     if (!outcome) {
       try {
-        ({ cr, outcome } = await this.#sync(cr, log, via));
+        ({ cr, outcome } = isObserved(cr) ? await this.#mirror(cr, via) : await this.#sync(cr, log, via));
       } catch (err) {
         // Trouble reaching the service (or the apiserver) says so, keeps what was observed, and backs off.
         if (err instanceof ServiceError && !signal.aborted) {
@@ -109,9 +115,34 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       }
       this.#outcomes?.set(key, generation, outcome);
     }
-    const view = await this.#kind.status(cr, outcome, via);
+    let view = await this.#kind.status(cr, outcome, via);
+    if (outcome.observing && outcome.target !== undefined)
+      view = {
+        ...view,
+        conditions: observedConditions(view.conditions, this.#kind.describe(outcome.target)),
+      };
     await this.#write(cr, view, log, signal);
     return this.#requeue(key, outcome, view.conditions);
+  }
+
+  /**
+   * spec.managementPolicy Observe: finds what the service holds for the resource and nothing more. No
+   * inputs are resolved (they are only needed to write), and no plan of the kind's observe planner writes.
+   */
+  async #mirror(cr: T, via: Via): Promise<{ cr: T; outcome: Outcome<X, I> }> {
+    const kind = this.#kind;
+    if (!kind.planObserved) throw new Error(`${kind.logKey} resources have no spec.managementPolicy`);
+    const observed = await kind.observe(cr, this.#context(cr, this.#madeFor(cr), via));
+    const plan = kind.planObserved(cr, observed);
+    const outcome: Outcome<X, I> =
+      plan.action === 'observe'
+        ? { target: plan.target, looked: true, observing: true }
+        : {
+            ...(plan.target === undefined ? {} : { target: plan.target }),
+            problem: plan.problem,
+            looked: true,
+          };
+    return { cr, outcome };
   }
 
   /** Makes the service hold the spec; returns what it then holds, or why it could not. */
@@ -164,7 +195,8 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       if (plan.action === 'cannot') this.#refused.set(key, attempt, plan.problem);
     }
 
-    if (plan.adopt && plan.target !== undefined) {
+    // What this process took over already is not taken over again while the cache lags behind.
+    if (plan.adopt && plan.target !== undefined && made?.id !== kind.idOf(plan.target)) {
       const id = kind.idOf(plan.target);
       cr = await this.#bind(cr, id, signal);
       this.#remember(cr, plan.target);
@@ -287,9 +319,10 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     const key = objectKey(cr);
     const made = this.#made.get(key);
     if (!made) return undefined;
-    const recorded =
-      this.#kind.knownId(cr) === made.id &&
-      cr.metadata.annotations?.[annotations.createPending] === undefined;
+    // The annotation, where the kind keeps one: status may hold the id already (an observed resource's did).
+    const { idAnnotation } = this.#kind;
+    const id = idAnnotation ? cr.metadata.annotations?.[idAnnotation] : this.#kind.knownId(cr);
+    const recorded = id === made.id && cr.metadata.annotations?.[annotations.createPending] === undefined;
     if (made.uid !== cr.metadata.uid || recorded) {
       this.#made.delete(key);
       return undefined;
@@ -306,6 +339,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
       made: made?.external,
       pending: marked && !made && this.#noneMade.get(key) !== cr.metadata.uid,
       polling: this.#polls.has(key),
+      observing: isObserved(cr),
     };
   }
 
@@ -316,7 +350,7 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
   async #finalize(cr: T, via: Via | undefined, log: Logger, signal: AbortSignal): Promise<ReconcileResult> {
     if (!cr.metadata.finalizers?.includes(finalizer)) return undefined;
     const key = objectKey(cr);
-    if (via && this.#kind.deletes(cr)) {
+    if (via && this.#deletes(cr)) {
       const state = await this.#kind.remove(cr, this.#context(cr, this.#madeFor(cr), via));
       if (state === 'deleting') {
         // The service deletes asynchronously: the finalizer stays until the object is gone.
@@ -336,10 +370,15 @@ export class ManagedReconciler<T extends Resource, I, O, X, C, P> {
     return undefined;
   }
 
+  /** Deleting the resource deletes the service object: never for an observed resource, whatever its kind says. */
+  #deletes(cr: T): boolean {
+    return !isObserved(cr) && this.#kind.deletes(cr);
+  }
+
   /** The finalizer is there exactly when deletion must reach the service. */
   async #ensureFinalizer(cr: T, signal: AbortSignal): Promise<T> {
     const has = cr.metadata.finalizers?.includes(finalizer) ?? false;
-    const wants = this.#kind.deletes(cr);
+    const wants = this.#deletes(cr);
     if (has === wants) return cr;
     const finalizers = wants
       ? [...(cr.metadata.finalizers ?? []), finalizer]

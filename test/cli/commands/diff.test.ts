@@ -266,6 +266,35 @@ describe('agent-deploy diff', () => {
     });
   });
 
+  it('says an observed resource is observed, nothing to do, without reading its inputs; a missing one cannot', async () => {
+    // Another image and a Secret nobody can read here: an observed resource is never written, so neither matters.
+    const observed = dockerSpec('registry.example/app:9', {
+      managementPolicy: 'Observe',
+      secrets: [{ name: 'DB_URL', valueFrom: { secretKeyRef: { name: 'db', key: 'url' } } }],
+    });
+    const [result] = await diff(manifestFile(deployment('existing', observed)), 0);
+    expect(result).toEqual({
+      resource: 'agents/existing',
+      deployment: 'existing',
+      action: 'nothing',
+      deploymentId: existing.id,
+      reason: 'observed only (spec.managementPolicy: Observe): the operator changes nothing on the service',
+    });
+    const text = await cli(
+      ['diff', '-f', manifestFile(deployment('existing', observed))],
+      serviceEnv(emu.url),
+    );
+    expect(text.stdout).toBe(
+      `Deployment agents/existing (service deployment existing): nothing to do: observed only (spec.managementPolicy: Observe): the operator changes nothing on the service\n`,
+    );
+
+    const { results } = await refusedDiff(manifestFile(deployment('never-made', observed)));
+    expect(results[0]).toMatchObject({
+      action: 'cannot',
+      reason: expect.stringContaining('the service has no deployment named never-made'),
+    });
+  });
+
   it('says why it cannot resolve an input', async () => {
     const { results, stderr } = await refusedDiff(
       manifestFile(

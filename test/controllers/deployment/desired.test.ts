@@ -6,7 +6,7 @@ const cr = (spec: Partial<DeploymentResource['spec']>): DeploymentResource => ({
   apiVersion: 'deploy.agents.dev/v1alpha1',
   kind: 'Deployment',
   metadata: { name: 'meta-name', namespace: 'ns', uid: 'u1' },
-  spec: { source: 'codehost', deletionPolicy: 'Orphan', adopt: false, ...spec },
+  spec: { source: 'codehost', deletionPolicy: 'Orphan', adopt: false, managementPolicy: 'Manage', ...spec },
 });
 
 describe('desiredDeployment', () => {

@@ -13,6 +13,7 @@ const resource = (hosted: boolean): DeploymentResource => ({
     sourceRevisionConfig: { graphConfigPath: 'langgraph.json' },
     deletionPolicy: 'Delete',
     adopt: false,
+    managementPolicy: 'Manage',
   },
 });
 

@@ -81,6 +81,7 @@ describe('deploymentKind.status', () => {
         sourceRevisionConfig: { imageUri: 'agent:1' },
         deletionPolicy: 'Delete',
         adopt: false,
+        managementPolicy: 'Manage',
       },
       status: { ...before, observedGeneration: 1 },
     };
@@ -115,7 +116,7 @@ describe('deploymentKind.status, with what the hosted service answers', () => {
     apiVersion: 'deploy.agents.dev/v1alpha1',
     kind: 'Deployment',
     metadata: { name: 'agent', namespace: 'n', uid: 'u1' },
-    spec: { source: 'internal_docker', deletionPolicy: 'Orphan', adopt: false },
+    spec: { source: 'internal_docker', deletionPolicy: 'Orphan', adopt: false, managementPolicy: 'Manage' },
   };
   const statusOf = (d: Deployment) => kindOver(service).status(cr, { target: d, looked: true }, via(service));
 

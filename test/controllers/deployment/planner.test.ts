@@ -1,13 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { DeploymentResource } from '../../../src/api/deployment.ts';
 import { desiredDeployment } from '../../../src/controllers/deployment/desired.ts';
-import { type DeploymentObservation, planDeployment } from '../../../src/controllers/deployment/planner.ts';
+import {
+  type DeploymentObservation,
+  observeDeployment,
+  planDeployment,
+} from '../../../src/controllers/deployment/planner.ts';
 import { secretsDigest } from '../../../src/controllers/deployment/secrets-digest.ts';
 import type { Deployment } from '../../../src/service/wire.ts';
 
 const uid = 'uid-1';
 const resource = (
-  over: { adopt?: boolean; image?: string; annotations?: Record<string, string>; sentDigest?: string } = {},
+  over: {
+    adopt?: boolean;
+    image?: string;
+    annotations?: Record<string, string>;
+    sentDigest?: string;
+    policy?: 'Manage' | 'Observe';
+    /** The Synced reason of the last status written. */
+    synced?: string;
+  } = {},
 ): DeploymentResource => ({
   apiVersion: 'deploy.agents.dev/v1alpha1',
   kind: 'Deployment',
@@ -23,8 +35,23 @@ const resource = (
     sourceRevisionConfig: { imageUri: over.image ?? 'agent:1' },
     deletionPolicy: 'Delete',
     adopt: over.adopt ?? false,
+    managementPolicy: over.policy ?? 'Manage',
   },
-  ...(over.sentDigest ? { status: { secretsDigest: over.sentDigest } } : {}),
+  ...(over.sentDigest || over.synced
+    ? {
+        status: {
+          ...(over.sentDigest ? { secretsDigest: over.sentDigest } : {}),
+          ...(over.synced ? { conditions: [syncedBy(over.synced)] } : {}),
+        },
+      }
+    : {}),
+});
+const syncedBy = (reason: string) => ({
+  type: 'Synced' as const,
+  status: 'True' as const,
+  reason,
+  message: '',
+  lastTransitionTime: '2026-01-01T00:00:00Z',
 });
 const held = (over: Partial<Deployment> = {}): Deployment => ({
   id: 'dep-1',
@@ -145,6 +172,62 @@ const table: {
     want: { action: 'cannot', reason: 'Conflict' },
   },
   {
+    name: 'observed and bound, the image differs: observe, no patch',
+    cr: resource({ policy: 'Observe', image: 'agent:2' }),
+    observed: seen({ bound: held() }),
+    want: { action: 'observe' },
+  },
+  {
+    name: 'observed, found by name and held by a managing resource: observe, never Conflict',
+    cr: resource({ policy: 'Observe' }),
+    observed: seen({ byName: held(), rival: 'team/first' }),
+    want: { action: 'observe' },
+  },
+  {
+    name: 'observed, nothing found: cannot, NotFound (never create)',
+    cr: resource({ policy: 'Observe' }),
+    observed: seen({ byName: null }),
+    want: { action: 'cannot', reason: 'NotFound' },
+  },
+  {
+    name: 'observed, the bound id gone and the name free: cannot, NotFound',
+    cr: resource({ policy: 'Observe', annotations: pendingMarker }),
+    observed: seen({ gone: 'dep-0', pending: true, byName: null }),
+    want: { action: 'cannot', reason: 'NotFound' },
+  },
+  {
+    name: 'switched from Observe to Manage: adopt what it observed, without spec.adopt',
+    cr: resource({ synced: 'Observing', image: 'agent:2' }),
+    observed: seen({ bound: held() }),
+    want: {
+      action: 'patch',
+      adopt: 'spec.managementPolicy: Manage (it was Observe)',
+      fields: ['sourceRevisionConfig', 'secrets'],
+    },
+  },
+  {
+    name: 'switched from Observe to Manage, another resource manages it: cannot, Conflict',
+    cr: resource({ synced: 'Observing' }),
+    observed: seen({ bound: held(), rival: 'team/first' }),
+    want: { action: 'cannot', reason: 'Conflict' },
+  },
+  {
+    name: 'switched back to Manage, its annotation holding the id (it managed it before): no take-over',
+    cr: resource({
+      synced: 'Observing',
+      sentDigest: sent,
+      annotations: { 'deploy.agents.dev/deployment-id': 'dep-1' },
+    }),
+    observed: seen({ bound: held() }),
+    want: { action: 'nothing' },
+  },
+  {
+    name: 'managed and bound, another resource holds the id too: no Conflict (judged when adopting)',
+    cr: resource({ synced: 'Synced', sentDigest: sent }),
+    observed: seen({ bound: held(), rival: 'team/first' }),
+    want: { action: 'nothing' },
+  },
+  {
     name: 'paused: nothing, whatever the service holds',
     cr: resource({ image: 'agent:2', annotations: { 'deploy.agents.dev/paused': 'true' } }),
     observed: seen({ bound: held() }),
@@ -166,6 +249,19 @@ describe('planDeployment', () => {
     expect(unknown).toMatchObject({ action: 'nothing' });
     expect(unknown.assumption).toContain('no telling whether this resource already holds');
     expect(JSON.stringify(unknown)).not.toContain('spec.adopt');
+  });
+
+  it('says an observed resource is not created, and never reads its inputs', () => {
+    const cr = resource({ policy: 'Observe' });
+    const plan = observeDeployment(cr, seen({ byName: null, gone: 'dep-0' }));
+    expect(plan.action === 'cannot' && plan.problem).toMatchObject({ reason: 'NotFound', stalled: false });
+    expect(plan.action === 'cannot' && plan.problem.message).toContain('dep-0');
+    expect(plan.action === 'cannot' && plan.problem.message).toContain('spec.managementPolicy: Observe');
+    // The planner of the reconciler and of `diff` agree without any inputs at all.
+    expect(planDeployment(cr, undefined as never, seen({ bound: held() }))).toEqual({
+      action: 'observe',
+      target: held(),
+    });
   });
 
   it('names the gone id it replaces, and says why it is paused', () => {

@@ -13,7 +13,7 @@ const cr = (spec: Partial<ListenerResource['spec']>): ListenerResource => ({
   apiVersion: 'deploy.agents.dev/v1alpha1',
   kind: 'Listener',
   metadata: { name: 'edge' },
-  spec: { computeType: 'k8s', register: false, ...spec },
+  spec: { computeType: 'k8s', register: false, managementPolicy: 'Manage', ...spec },
 });
 const observed = (namespaces: string[] | null, computeId = 'edge'): Listener => ({
   id: 'dddddddd-0000-4000-8000-000000000001',

@@ -64,6 +64,35 @@ const table = [
     observed: { listener: listener() },
     want: { action: 'nothing' },
   },
+  {
+    name: 'observed, register and other namespaces: observe, never patch',
+    spec: {
+      computeType: 'k8s',
+      register: true,
+      managementPolicy: 'Observe',
+      computeConfig: { k8sNamespaces: ['b'] },
+    },
+    observed: { listener: listener() },
+    want: { action: 'observe' },
+  },
+  {
+    name: 'observed with register, none found: NotFound, never create',
+    spec: { computeType: 'k8s', register: true, managementPolicy: 'Observe' },
+    observed: {},
+    want: { action: 'cannot', reason: 'NotFound', stalled: false },
+  },
+  {
+    name: 'observed, spec.listenerId unknown to the service: NotFound',
+    spec: { computeType: 'k8s', listenerId: 'lx', managementPolicy: 'Observe' },
+    observed: { missingId: 'lx' },
+    want: { action: 'cannot', reason: 'NotFound', stalled: false },
+  },
+  {
+    name: 'observed by id with another compute_id than the spec names: InvalidSpec',
+    spec: { computeType: 'k8s', computeId: 'cluster-b', managementPolicy: 'Observe' },
+    observed: { listener: listener() },
+    want: { action: 'cannot', reason: 'InvalidSpec', stalled: true },
+  },
 ] as const;
 
 describe('planListener', () => {

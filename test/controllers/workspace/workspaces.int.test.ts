@@ -291,6 +291,14 @@ describe('Workspaces', () => {
     });
     const warned = await eventsOf(namespace, 'team-b', 'type=Warning');
     expect(warned.map((e) => e.reason)).toContain('Unauthorized');
+    // No key reaches the log, an Event or a status: the canaries are the keys themselves.
+    const told = [
+      ...operator.logs,
+      JSON.stringify(warned),
+      JSON.stringify(await get('workspaces.deploy.agents.dev', 'team-b', namespace)),
+    ].join('\n');
+    for (const key of ['revoked-key', 'rotated-b-key', defaultSeedKeys.otherTenant, defaultSeedKeys.dev2])
+      expect(told).not.toContain(key);
   }, 90_000);
 
   it('shows a resource whose workspace is missing as WorkspaceNotReady, and wakes it when the workspace comes', async () => {
