@@ -88,6 +88,18 @@ describe('generated CRDs', () => {
         scope: 'Namespaced',
         shortNames: ['otok'],
       },
+      {
+        name: 'workspaces.deploy.agents.dev',
+        kind: 'Workspace',
+        scope: 'Namespaced',
+        shortNames: ['agws'],
+      },
+      {
+        name: 'clusterworkspaces.deploy.agents.dev',
+        kind: 'ClusterWorkspace',
+        scope: 'Cluster',
+        shortNames: ['agcws'],
+      },
     ]);
     for (const doc of docs) {
       expect(doc.spec.group).toBe(group);
@@ -181,6 +193,7 @@ describe('generated CRDs', () => {
   it('attach the CEL rules where they can see what they compare', () => {
     expect(rules(schemaOf('Deployment'))).toEqual([
       'spec.name cannot be changed after creation (when unset, it is metadata.name)',
+      'spec.workspaceRef cannot be changed after creation (nor set or removed later)',
     ]);
     expect(rules(at('Deployment', 'spec.source'))).toEqual(['spec.source cannot be changed after creation']);
     expect(rules(at('Deployment', 'spec'))).toContain(
@@ -189,6 +202,7 @@ describe('generated CRDs', () => {
     expect(rules(at('Deployment', 'spec.secrets.[]'))).toEqual(['set exactly one of value or valueFrom']);
     expect(rules(schemaOf('Listener'))).toEqual([
       'spec.computeId cannot be changed after creation (when unset, it is metadata.name)',
+      'spec.workspaceRef cannot be changed after creation (nor set or removed later)',
     ]);
     expect(rules(at('AgentConnection', 'spec.agentId'))).toEqual([
       'spec.agentId cannot be changed after creation',
@@ -212,10 +226,12 @@ describe('generated CRDs', () => {
       'listeners.yaml',
       'agentconnections.yaml',
       'oauthtokens.yaml',
+      'workspaces.yaml',
+      'clusterworkspaces.yaml',
       'kustomization.yaml',
     ]);
     expect(files.get('kustomization.yaml')).toContain('- deployments.yaml\n');
-    expect(crdsYaml().split('\n---\n')).toHaveLength(4);
+    expect(crdsYaml().split('\n---\n')).toHaveLength(6);
   });
 });
 
