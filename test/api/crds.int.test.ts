@@ -91,7 +91,12 @@ describe('CRDs on a real apiserver', () => {
     };
     await apply(agentDeployment('kitchen-sink', spec));
     const stored = await get('adep/kitchen-sink');
-    expect(stored.spec).toEqual({ ...spec, deletionPolicy: 'Orphan', adopt: false });
+    expect(stored.spec).toEqual({
+      ...spec,
+      deletionPolicy: 'Orphan',
+      adopt: false,
+      managementPolicy: 'Manage',
+    });
   });
 
   it('shows the printer columns and the Ready condition written through the status subresource', async () => {
@@ -348,7 +353,7 @@ describe('CRDs on a real apiserver', () => {
       try {
         await apply(listener());
         const stored = JSON.parse((await kubectl(['get', `listener/${name}`, '-o', 'json'])).stdout);
-        expect(stored.spec).toEqual({ computeType: 'k8s', register: false });
+        expect(stored.spec).toEqual({ computeType: 'k8s', register: false, managementPolicy: 'Manage' });
         await expect(apply(listener({ computeId: 'other' }))).rejects.toThrow(
           'spec.computeId: Invalid value: "object": spec.computeId cannot be changed after creation (when unset, it is metadata.name)',
         );
