@@ -76,6 +76,11 @@ export function openApiSchema(schema: z.ZodType): JsonSchema {
 
 function resourceSchema(def: KindDefinition): JsonSchema {
   const body = openApiSchema(z.strictObject({ spec: def.spec, status: def.status.optional() }));
+  const properties = body.properties as Record<string, JsonSchema>;
+  // A resource the operator has not looked at yet reads `status: {}`, not no status: a health check
+  // (Flux's healthCheckExprs) can then tell "no conditions yet" (in progress) from an error.
+  const { description, type, ...status } = properties.status as JsonSchema;
+  properties.status = { description, type, default: {}, ...status };
   const typeMeta = (what: string, link: string) => ({
     description: `${what} More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#${link}`,
     type: 'string',
@@ -89,7 +94,7 @@ function resourceSchema(def: KindDefinition): JsonSchema {
       // The apiserver refuses a description here (only name/generateName may be constrained);
       // kubectl explain shows ObjectMeta's own docs.
       metadata: { type: 'object' },
-      ...(body.properties as JsonSchema),
+      ...properties,
     },
     ...(body.required ? { required: body.required } : {}),
     ...(def.rules.length > 0 ? { 'x-kubernetes-validations': def.rules } : {}),

@@ -174,6 +174,14 @@ describe('CRDs on a real apiserver', () => {
     expect(stored.status).toEqual(status);
   });
 
+  it('shows status {} on a resource nothing has written status to, which Flux reads as in progress', async () => {
+    await apply(
+      agentDeployment('untouched', { source: 'internal_docker', sourceRevisionConfig: { imageUri: 'a:1' } }),
+    );
+    const cr = (await get('deployments.deploy.agents.dev/untouched')) as { status?: unknown };
+    expect(cr.status).toEqual({});
+  });
+
   it('keeps `deployments` meaning apps/v1 while `agents` lists ours', async () => {
     await apply(agentDeployment('ours', { source: 'internal_docker' }));
     expect((await kubectl(['get', 'deployments', '-n', ns, '-o', 'name'])).stdout).toBe('');

@@ -56,7 +56,7 @@ describe('Argo CD health checks', () => {
     });
 
     it('is Progressing before the operator wrote any condition', () => {
-      expect(fixture('deployment-new').status).toBeUndefined();
+      expect(fixture('deployment-new').status).toEqual({});
       expect(health('deployment-new').status).toBe('Progressing');
     });
 

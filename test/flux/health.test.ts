@@ -57,12 +57,19 @@ describe('Flux healthCheckExprs', () => {
     expect(flux('deployment-stalled')).toMatchObject({ status: 'Failed' });
   });
 
-  // CEL cannot test whether a top-level field exists: every expression fails on `status`. Flux's reader says
-  // Unknown, which its wait treats like InProgress (only Current and Failed end it) — never Current, as kstatus
-  // alone would say (test/flux/kstatus.test.ts).
-  it('reads a resource without status as Unknown (waited on), never Current', () => {
-    expect(JSON.parse(readFileSync(fixture('deployment-new'), 'utf8')).status).toBeUndefined();
-    expect(flux('deployment-new')).toMatchObject({
+  // CEL cannot test whether a top-level field exists: on an object without `status` every expression fails and
+  // Flux's reader says Unknown. The CRDs default `status` to {} (src/api/crd.ts), so a resource the operator
+  // has not looked at yet has no conditions, which no expression matches: InProgress, never Current (as kstatus
+  // alone would say, test/flux/kstatus.test.ts).
+  it('reads a resource the operator has not looked at yet as InProgress', () => {
+    expect(JSON.parse(readFileSync(fixture('deployment-new'), 'utf8')).status).toEqual({});
+    expect(flux('deployment-new')).toMatchObject({ status: 'InProgress' });
+  });
+
+  it('would read one without any status as Unknown (waited on), never Current', () => {
+    const { status: _, ...bare } = JSON.parse(readFileSync(fixture('deployment-new'), 'utf8'));
+    const [verdict] = judge(bin, 'flux-health', [kustomization, '-'], JSON.stringify(bare));
+    expect(verdict).toMatchObject({
       status: 'Unknown',
       message: expect.stringContaining('no such attribute(s): status.conditions'),
     });

@@ -29,8 +29,8 @@ describe('kstatus over our conditions', () => {
   describe('known differences', () => {
     // cli-utils issue 632: with no conditions, kstatus assumes a resource that needs no reconciling. Flux with
     // deploy/flux healthCheckExprs, Argo CD with deploy/argocd/health.lua and `kubectl wait` do not.
-    it('a resource without status yet reads as Current', () => {
-      expect(JSON.parse(readFileSync(fixture('deployment-new'), 'utf8')).status).toBeUndefined();
+    it('a resource without conditions yet reads as Current', () => {
+      expect(JSON.parse(readFileSync(fixture('deployment-new'), 'utf8')).status).toEqual({});
       expect(kstatus('deployment-new')).toMatchObject({ status: 'Current', message: 'Resource is current' });
     });
 

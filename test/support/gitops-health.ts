@@ -26,8 +26,11 @@ export interface Verdict {
 }
 
 /** Runs one checker; its output is one `<ref> <status> <message>` line per object. */
-export function judge(bin: string, tool: string, args: string[]): Verdict[] {
-  const out = execFileSync(`${bin}/${tool}`, args, { encoding: 'utf8' });
+export function judge(bin: string, tool: string, args: string[], input?: string): Verdict[] {
+  const out = execFileSync(`${bin}/${tool}`, args, {
+    encoding: 'utf8',
+    ...(input === undefined ? {} : { input }),
+  });
   return out
     .trimEnd()
     .split('\n')
