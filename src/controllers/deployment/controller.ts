@@ -57,6 +57,8 @@ export function deploymentController(context: ControllerContext): OperatorContro
   let enqueue: (key: string) => void = () => {};
   const onRefresh = observerMetrics(context.registry);
   let running = false;
+  /** The observers made so far, one per workspace in use: started and stopped with the controller. */
+  const started = new Set<DeploymentObserver>();
   /** One batched observer per workspace, made on first use, started with the controller. */
   const observer = (workspace: WorkspaceConnection) =>
     workspace.local(
@@ -79,7 +81,6 @@ export function deploymentController(context: ControllerContext): OperatorContro
         started.delete(made);
       },
     );
-  const started = new Set<DeploymentObserver>();
   const kind = deploymentKind({
     observer,
     owners: (workspace, id) => deployments.byIndex(byDeploymentId, scopedId(workspace.key, id)),
