@@ -56,7 +56,7 @@ describe('agent-deploy operator /metrics', () => {
     for (const endpoint of endpoints)
       expect(endpoint).toMatch(/^(GET|POST|PATCH|DELETE) \/v2(\/([a-z_]+|\{[a-z_]+\}))+$/);
     expect(text).toMatch(
-      /^agent_deploy_service_request_duration_seconds_bucket\{le="0.005",endpoint="POST \/v2\/deployments"\}/m,
+      /^agent_deploy_service_request_duration_seconds_bucket\{le="0.005",workspace="default",endpoint="POST \/v2\/deployments"\}/m,
     );
     // Without --leader-elect the process always leads.
     expect(text).toMatch(/^agent_deploy_leader 1$/m);
