@@ -195,10 +195,13 @@ export async function startOperator(
     },
     metric,
     async afterRefresh() {
-      const seen = await metric('agent_deploy_observer_refreshes_total{workspace="default"}');
+      // A workspace's counter appears with its first refresh: none yet is 0.
+      const refreshes = async () =>
+        (await metric('agent_deploy_observer_refreshes_total{workspace="default"}')) || 0;
+      const seen = await refreshes();
       for (;;) {
         await sleep(20);
-        const now = await metric('agent_deploy_observer_refreshes_total{workspace="default"}');
+        const now = await refreshes();
         if (now !== seen) return now;
       }
     },
