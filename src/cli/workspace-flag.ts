@@ -3,9 +3,10 @@
 // resources naming it use. The key is read from its Secret and never printed.
 import type { AnyWorkspaceResource } from '../api/workspace.ts';
 import { CLUSTER_WORKSPACES, WORKSPACES } from '../controllers/resources.ts';
+import { settingsOf } from '../controllers/workspace/verdict.ts';
 import { KubeClient } from '../runtime/kube.ts';
 import { KubeError } from '../runtime/kube-errors.ts';
-import { type ResourceRef, SECRETS, type Secret } from '../runtime/kube-objects.ts';
+import { SECRETS, type Secret } from '../runtime/kube-objects.ts';
 import { loadKubeconfig } from '../runtime/kubeconfig.ts';
 import { type ApiKeySource, fixedKey } from '../service/key-source.ts';
 
@@ -38,15 +39,6 @@ export function parseWorkspaceFlag(value: string): Wanted {
   throw new Error(`--workspace ${value}: the kind must be Workspace or ClusterWorkspace`);
 }
 
-async function getOrUndefined<T>(kube: KubeClient, ref: ResourceRef, name: string, ns?: string) {
-  try {
-    return await kube.get<T & { metadata: { name: string } }>(ref, name, ns);
-  } catch (err) {
-    if (err instanceof KubeError && err.status === 404) return undefined;
-    throw err;
-  }
-}
-
 /** What --workspace stands for, read from the cluster; the flags fill in what the workspace leaves out. */
 export async function workspaceSettings(
   flags: WorkspaceFlags & { workspace: string },
@@ -59,11 +51,11 @@ export async function workspaceSettings(
     const namespaced =
       wanted.kind === 'ClusterWorkspace'
         ? undefined
-        : await getOrUndefined<AnyWorkspaceResource>(kube, WORKSPACES, wanted.name, namespace);
+        : await kube.find<AnyWorkspaceResource>(WORKSPACES, wanted.name, namespace);
     const clustered =
       wanted.kind === 'Workspace'
         ? undefined
-        : await getOrUndefined<AnyWorkspaceResource>(kube, CLUSTER_WORKSPACES, wanted.name);
+        : await kube.find<AnyWorkspaceResource>(CLUSTER_WORKSPACES, wanted.name);
     if (namespaced && clustered)
       throw new Error(
         `--workspace ${wanted.name}: both Workspace ${namespace}/${wanted.name} and ClusterWorkspace ${wanted.name} exist; say which (Workspace/${wanted.name} or ClusterWorkspace/${wanted.name})`,
@@ -78,33 +70,31 @@ export async function workspaceSettings(
             : `no Workspace ${namespace}/${wanted.name} and no ClusterWorkspace ${wanted.name}`;
       throw new Error(wanted.kind ? `${which} not found` : which);
     }
-    const ref = ws.spec.apiKeySecretRef;
-    const secretNamespace =
-      ws.kind === 'Workspace'
-        ? ws.metadata.namespace!
-        : (ws.spec.apiKeySecretRef.namespace ?? flags.clusterResourceNamespace);
-    const where = `key ${ref.key} of Secret ${secretNamespace}/${ref.name}`;
+    // The same reading of a workspace as the operator's: its own settings, else the flags.
+    const { settings, secret: ref } = settingsOf(ws, {
+      serviceUrl: flags.serviceUrl ?? '',
+      tenantId: flags.tenantId,
+      clusterResourceNamespace: flags.clusterResourceNamespace,
+    });
     let secret: Secret | undefined;
     try {
-      secret = await getOrUndefined<Secret>(kube, SECRETS, ref.name, secretNamespace);
+      secret = await kube.find<Secret>(SECRETS, ref.name, ref.namespace);
     } catch (err) {
       if (err instanceof KubeError && err.status === 403)
         throw new Error(
-          `you may not read Secret ${secretNamespace}/${ref.name}, which holds the workspace's API key`,
+          `you may not read Secret ${ref.namespace}/${ref.name}, which holds the workspace's API key`,
         );
       throw err;
     }
     const encoded = secret?.data?.[ref.key];
-    if (encoded === undefined) throw new Error(`the workspace's API key is not there: no ${where}`);
+    if (encoded === undefined)
+      throw new Error(
+        `the workspace's API key is not there: no key ${ref.key} of Secret ${ref.namespace}/${ref.name}`,
+      );
     return {
-      baseUrl: ws.spec.serviceUrl ?? flags.serviceUrl,
-      tenantId: ws.spec.tenantId ?? flags.tenantId,
-      apiKey: fixedKey(Buffer.from(encoded, 'base64').toString('utf8').trim(), {
-        kind: 'secret',
-        namespace: secretNamespace,
-        name: ref.name,
-        key: ref.key,
-      }),
+      baseUrl: settings.serviceUrl || undefined,
+      tenantId: settings.tenantId,
+      apiKey: fixedKey(Buffer.from(encoded, 'base64').toString('utf8').trim(), { kind: 'secret', ...ref }),
     };
   } finally {
     await kube.close();

@@ -14,7 +14,7 @@
 import { type Dispatcher, request } from 'undici';
 import { type Credentials, UserCredentials } from './kube-credentials.ts';
 import { KubeDispatchers } from './kube-dispatchers.ts';
-import { isGone, KubeError, statusError } from './kube-errors.ts';
+import { isGone, isNotFound, KubeError, statusError } from './kube-errors.ts';
 import {
   EVENTS,
   type KubeObject,
@@ -144,6 +144,21 @@ export class KubeClient {
     options: RequestOptions = {},
   ): Promise<T> {
     return this.#json<T>('GET', resourcePath(res, namespace, name), { signal: options.signal });
+  }
+
+  /** The object, or undefined when the apiserver has none (404). */
+  async find<T extends KubeObject>(
+    res: ResourceRef,
+    name: string,
+    namespace?: string,
+    options: RequestOptions = {},
+  ): Promise<T | undefined> {
+    try {
+      return await this.get<T>(res, name, namespace, options);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
   }
 
   /** One page of a list. */

@@ -24,8 +24,7 @@ import { isObserved, isPaused } from '../../controllers/managed/plan.ts';
 import { DEPLOYMENTS, LISTENERS } from '../../controllers/resources.ts';
 import { ownWorkspace, workspaceKeyOf } from '../../controllers/workspace/refs.ts';
 import { KubeClient } from '../../runtime/kube.ts';
-import { isNotFound } from '../../runtime/kube-errors.ts';
-import { type KubeObject, type ResourceRef, SECRETS, type Secret } from '../../runtime/kube-objects.ts';
+import { SECRETS, type Secret } from '../../runtime/kube-objects.ts';
 import { loadKubeconfig } from '../../runtime/kubeconfig.ts';
 import type { ServiceClient } from '../../service/client.ts';
 import type { CreateDeploymentRequest, Deployment } from '../../service/wire.ts';
@@ -161,24 +160,11 @@ interface Deps {
   findRepository: InputSources['repository'];
 }
 
-const getOrUndefined = <T extends KubeObject>(
-  kube: KubeClient,
-  res: ResourceRef,
-  name: string,
-  ns?: string,
-) =>
-  kube.get<T>(res, name, ns).catch((err: unknown) => {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  });
-
 async function diffOne(fromFile: DeploymentResource, deps: Deps): Promise<DiffResult> {
   const { name, namespace } = fromFile.metadata as { name: string; namespace: string };
   // What the operator knows beyond the manifest (deployment id, create marker, secrets digest) lives
   // on the resource in the cluster: use it when the file does not carry it.
-  const live = deps.kube
-    ? await getOrUndefined<DeploymentResource>(deps.kube, DEPLOYMENTS, name, namespace)
-    : undefined;
+  const live = deps.kube ? await deps.kube.find<DeploymentResource>(DEPLOYMENTS, name, namespace) : undefined;
   const cr: DeploymentResource = {
     ...fromFile,
     metadata: {
@@ -296,12 +282,11 @@ async function inputSources(
   const listeners = new Map<string, ListenerResource | undefined>();
   const { kube } = deps;
   if (kube) {
-    for (const name of new Set(refs))
-      secrets.set(name, await getOrUndefined<Secret>(kube, SECRETS, name, namespace));
+    for (const name of new Set(refs)) secrets.set(name, await kube.find<Secret>(SECRETS, name, namespace));
     if (spec.listenerRef) {
       listeners.set(
         spec.listenerRef.name,
-        await getOrUndefined<ListenerResource>(kube, LISTENERS, spec.listenerRef.name),
+        await kube.find<ListenerResource>(LISTENERS, spec.listenerRef.name),
       );
     }
   } else if (refs.length > 0) {
