@@ -9,7 +9,16 @@ import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
 import { example } from '../resources.ts';
-import { agentDeployment, apply, emulatorState, eventsOf, getCr, setUp, waitFor } from './support.ts';
+import {
+  agentDeployment,
+  apply,
+  emulatorState,
+  eventsOf,
+  getCr,
+  onService,
+  setUp,
+  waitFor,
+} from './support.ts';
 
 type Condition = { type: string; status: string; reason: string; message: string };
 const conditions = (cr: { status: { conditions: Condition[] } }) =>
@@ -36,17 +45,10 @@ describe('Deployment with spec.managementPolicy: Observe', () => {
       .reduce((sum, [, n]) => sum + n, 0);
   const calls = async (endpoint: string) => (await emulatorState(emu)).calls[endpoint] ?? 0;
   /** What a person does on the service directly (its UI or CLI): the test's own writes, counted. */
-  const onService = async (method: string, path: string, body: object) => {
-    const res = await fetch(`${emu.url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-api-key': 'dev-key' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBeLessThan(300);
-    return (await res.json()) as { id: string; latest_revision_id: string };
-  };
+  const service = (method: string, path: string, body: object) =>
+    onService<{ id: string; latest_revision_id: string }>(emu, method, path, body);
   const createOnService = (name: string, image = 'other:1') =>
-    onService('POST', '/v2/deployments', {
+    service('POST', '/v2/deployments', {
       name,
       source: 'internal_docker',
       source_config: {},
@@ -116,7 +118,7 @@ describe('Deployment with spec.managementPolicy: Observe', () => {
     expect(await writes()).toBe(baseline);
 
     // Drift on the service: a new revision with another image is mirrored, never corrected.
-    const drifted = await onService('PATCH', `/v2/deployments/${existing.id}`, {
+    const drifted = await service('PATCH', `/v2/deployments/${existing.id}`, {
       source_revision_config: { image_uri: 'drift:2' },
     });
     expect(drifted.latest_revision_id).not.toBe(existing.latest_revision_id);

@@ -37,6 +37,25 @@ export async function emulatorState(emu: RunningEmulator): Promise<EmulatorState
   return (await fetch(`${emu.adminUrl}/_emulator/state`)).json() as Promise<EmulatorState>;
 }
 
+/**
+ * What a person does on the service directly (its UI or CLI), with the seed's key: the test's own call,
+ * which must succeed. Returns the answer's body.
+ */
+export async function onService<T>(
+  emu: RunningEmulator,
+  method: string,
+  path: string,
+  body: object,
+): Promise<T> {
+  const res = await fetch(`${emu.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': 'dev-key' },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
 export async function apply(namespace: string, manifest: object): Promise<void> {
   await kubectl(['apply', '-n', namespace, '-f', '-'], { input: JSON.stringify(manifest) });
 }

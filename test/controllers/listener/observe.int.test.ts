@@ -8,7 +8,7 @@ import { defaultSeed, defaultSeedIds, type Seed } from '../../../src/emulator/se
 import type { RunningEmulator } from '../../../src/emulator/server.ts';
 import { kubectl } from '../../support/kube.ts';
 import { type OperatorProcess, startOperator } from '../../support/operator.ts';
-import { setUp } from '../deployment/support.ts';
+import { onService, setUp } from '../deployment/support.ts';
 import {
   apiVersion,
   applyResource,
@@ -55,16 +55,9 @@ describe('Listener with spec.managementPolicy: Observe', () => {
   const reads = async () =>
     (await callCount(emu, 'GET /v2/listeners')) + (await callCount(emu, 'GET /v2/listeners/{listener_id}'));
   const writes = async () => (await callCount(emu, POST)) + (await callCount(emu, PATCH));
-  /** What a person does on the service directly: the test's own writes. */
-  const onService = async (method: string, path: string, body: object) => {
-    const res = await fetch(`${emu.url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-api-key': 'dev-key' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBeLessThan(300);
-    return (await res.json()) as { id: string; updated_at: string };
-  };
+  /** What a person does on the service directly (its UI or CLI): the test's own writes, counted. */
+  const service = (method: string, path: string, body: object) =>
+    onService<{ id: string; updated_at: string }>(emu, method, path, body);
   const serviceListener = async (computeId: string) =>
     (await serviceState(emu)).listeners.find((l) => l.compute_id === computeId);
 
@@ -99,7 +92,7 @@ describe('Listener with spec.managementPolicy: Observe', () => {
     }
 
     // Drift on the service is mirrored (its updatedAt), never corrected; resyncs read, and write nothing.
-    const drifted = await onService('PATCH', `/v2/listeners/${seededId}`, {
+    const drifted = await service('PATCH', `/v2/listeners/${seededId}`, {
       compute_config: { k8s_namespaces: ['drifted'] },
     });
     await waitForResource('listeners', byComputeId, `jsonpath={.status.updatedAt}=${drifted.updated_at}`);
@@ -124,7 +117,7 @@ describe('Listener with spec.managementPolicy: Observe', () => {
     expect(await writes()).toBe(before);
     expect(await serviceListener(name)).toBeUndefined();
 
-    const made = await onService('POST', '/v2/listeners', {
+    const made = await service('POST', '/v2/listeners', {
       compute_type: 'k8s',
       compute_id: name,
       compute_config: { k8s_namespaces: null },
